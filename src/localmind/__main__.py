@@ -1,0 +1,3 @@
+from localmind.cli import main
+
+raise SystemExit(main())

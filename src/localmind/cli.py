@@ -1,0 +1,74 @@
+"""Command line entry point: the window by default, subcommands for terminal use.
+
+    localmind [--data-dir DIR] [--model DIR]        open the window
+    localmind chat --model DIR [--prompt TEXT] ...  chat in the terminal
+    localmind info                                  versions, devices, folders
+    localmind models ...                            list / download / verify / remove / import
+    localmind export ... | import FILE              conversations to and from Markdown / JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from localmind import APP_NAME, __version__, paths
+from localmind.errors import UserFacingError
+
+# og reads this when the library loads: opt out of its telemetry before anything imports it.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from localmind.commands import COMMANDS
+
+    parser = argparse.ArgumentParser(
+        prog="localmind",
+        description=f"{APP_NAME}: a private AI chat that runs on your own computer.",
+    )
+    parser.add_argument("--version", action="version", version=f"{APP_NAME} {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help=f"keep everything {APP_NAME} writes under DIR (also: ${paths.ENV_DATA_DIR})",
+    )
+    parser.add_argument("--model", metavar="DIR", help="open the window with this model folder loaded")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="start the window offscreen, check the engine, data folder and keyring, print a report and exit",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in COMMANDS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.data_dir:
+        paths.set_data_dir(args.data_dir)
+    try:
+        if args.command:
+            return int(args.handler(args) or 0)
+        if args.self_test:
+            from localmind.selftest import run_self_test
+
+            return run_self_test(args)
+        from localmind.app import run_gui
+
+        return run_gui(args)
+    except UserFacingError as exc:
+        print(f"localmind: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+def gui_main() -> int:
+    """Entry point for the windowed launcher (no console on Windows)."""
+    return main()

@@ -1,0 +1,124 @@
+"""``localmind chat``: talk to a model from the terminal.
+
+With ``--prompt`` the reply streams to stdout and the command exits; without,
+it is an interactive chat that keeps the model's cache between turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from localmind.engine.types import DEVICES, ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.errors import UserFacingError
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("chat", help="chat with a model in the terminal")
+    p.add_argument("--model", required=True, metavar="DIR", help="model folder (contains genai_config.json)")
+    p.add_argument("--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)")
+    p.add_argument("--system", metavar="TEXT", help="system prompt")
+    p.add_argument("--prompt", metavar="TEXT", help="send one message, print the reply and exit ('-' reads stdin)")
+    p.add_argument("--max-new-tokens", type=int, default=1024, metavar="N")
+    p.add_argument("--temperature", type=float, default=0.7, metavar="T", help="0 = always the most likely token")
+    p.add_argument("--top-p", type=float, default=0.9, metavar="P")
+    p.add_argument("--top-k", type=int, default=40, metavar="K")
+    p.add_argument("--repetition-penalty", type=float, default=1.1, metavar="R")
+    p.add_argument("--seed", type=int, metavar="S")
+    p.add_argument("--context", type=int, metavar="TOKENS", help="context budget (default: min(model context, 4096))")
+    p.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: physical cores)")
+    p.add_argument("--stats", action="store_true", help="print time to first token, tokens/s and device to stderr")
+    p.set_defaults(handler=run)
+
+
+def _stream_turn(engine: Any, history: list[ChatMessage], options: GenerationOptions, out: TextIO) -> tuple[str, TurnFinished]:
+    parts: list[str] = []
+    finished: TurnFinished | None = None
+    for event in engine.generate(history, options):
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+            out.write(event.text)
+            out.flush()
+        else:
+            finished = event
+    assert finished is not None
+    return "".join(parts), finished
+
+
+def _print_stats(info: Any, finished: TurnFinished) -> None:
+    s = finished.stats
+    line = (
+        f"[{info.device}] ttft {s.time_to_first_token_s * 1000:.0f} ms, {s.tokens_per_second:.1f} tok/s, "
+        f"{s.generated_tokens} tokens, prompt {s.prompt_tokens} ({s.reused_tokens} reused), "
+        f"context {s.context_tokens}/{s.context_budget}, {finished.reason.value}"
+    )
+    if s.dropped_messages:
+        line += f", {s.dropped_messages} old messages left out to fit"
+    print(line, file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from localmind.engine.local import LocalEngine
+
+    options = GenerationOptions(
+        temperature=args.temperature,
+        top_p=args.top_p,
+        top_k=args.top_k,
+        repetition_penalty=args.repetition_penalty,
+        max_new_tokens=args.max_new_tokens,
+        seed=args.seed,
+    )
+    options.validate()
+    engine = LocalEngine()
+    info = engine.load(args.model, LoadOptions(device=args.device, threads=args.threads, context_budget=args.context))
+    if args.stats:
+        print(f"[{info.model_name}] device {info.device}, {info.threads} threads, load {info.load_s:.2f} s", file=sys.stderr)
+        for device, reason in info.fallback_reasons:
+            print(f"  {device} not used: {reason}", file=sys.stderr)
+    for warning in info.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    history: list[ChatMessage] = [ChatMessage("system", args.system)] if args.system else []
+
+    if args.prompt is not None:
+        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        if not prompt.strip():
+            raise UserFacingError("The prompt is empty.", hint="Pass some text with --prompt.")
+        history.append(ChatMessage("user", prompt))
+        _, finished = _stream_turn(engine, history, options, sys.stdout)
+        sys.stdout.write("\n")
+        if args.stats:
+            _print_stats(info, finished)
+        if finished.reason is FinishReason.ERROR:
+            raise UserFacingError(finished.error or "Generation failed.")
+        return 0
+
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print(f"Chatting with {info.model_name} on {info.device}. Empty line or Ctrl+D to quit; Ctrl+C stops a reply.", file=sys.stderr)
+    while True:
+        try:
+            line = input("> " if interactive else "")
+        except EOFError:
+            break
+        if not line.strip():
+            if interactive:
+                break
+            continue
+        history.append(ChatMessage("user", line))
+        try:
+            reply, finished = _stream_turn(engine, history, options, sys.stdout)
+        except KeyboardInterrupt:
+            engine.cancel()
+            reply, finished = "", None  # type: ignore[assignment]
+            print("\n[stopped]", file=sys.stderr)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        if finished is not None and finished.reason is FinishReason.ERROR:
+            print(f"localmind: {finished.error}", file=sys.stderr)
+            history.pop()
+            continue
+        history.append(ChatMessage("assistant", reply))
+        if args.stats and finished is not None:
+            _print_stats(info, finished)
+    return 0

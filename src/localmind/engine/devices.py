@@ -1,0 +1,120 @@
+"""Which hardware to run on: try the accelerators this platform can have, then the CPU.
+
+og's ``is_*_available`` flags report build options, not what works (several are
+True on the CPU wheel), and ``get_current_gpu_device_id`` crashes the CPU wheel.
+So LocalMind never asks: it tries to load the model with each provider in
+turn, keeps the first that works, and records why the others did not.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# LocalMind's device names -> og provider names (None: the default CPU provider).
+PROVIDERS: dict[str, str | None] = {"cuda": "cuda", "dml": "dml", "coreml": "CoreML", "cpu": None}
+DEVICE_LABELS = {"cpu": "CPU", "cuda": "NVIDIA GPU (CUDA)", "dml": "GPU (DirectML)", "coreml": "Apple Neural Engine / GPU (CoreML)"}
+
+
+def candidate_devices(requested: str = "auto", system: str | None = None) -> list[str]:
+    """The devices to try, best first. A forced device is tried alone (no silent fallback)."""
+    if requested != "auto":
+        if requested not in PROVIDERS:
+            from localmind.engine.types import ModelLoadError
+
+            raise ModelLoadError(f"Unknown device {requested!r}.", hint=f"Use one of: auto, {', '.join(PROVIDERS)}.")
+        return [requested]
+    system = system or platform.system()
+    if system == "Windows":
+        return ["dml", "cuda", "cpu"]
+    if system == "Darwin":
+        # CoreML through og is experimental: only on Apple Silicon, and it falls back cleanly.
+        return ["coreml", "cpu"] if platform.machine() == "arm64" else ["cpu"]
+    return ["cuda", "cpu"]
+
+
+@dataclass(frozen=True)
+class DeviceAttempt:
+    device: str
+    ok: bool
+    reason: str = ""
+
+
+ModelFactory = Callable[[str, str | None, dict[str, Any]], Any]
+
+
+def configure_and_load(model_dir: str, provider: str | None, overlay: dict[str, Any]) -> Any:
+    """Load an og model with ``provider`` (None = CPU). The real factory; tests inject others."""
+    import json
+
+    import onnxruntime_genai as og
+
+    config = og.Config(model_dir)
+    config.clear_providers()
+    if provider is not None:
+        config.append_provider(provider)
+    if overlay:
+        config.overlay(json.dumps(overlay))
+    return og.Model(config)
+
+
+def load_with_fallback(
+    model_dir: str,
+    requested: str,
+    overlay: dict[str, Any],
+    factory: ModelFactory = configure_and_load,
+) -> tuple[Any, str, list[DeviceAttempt]]:
+    """Try each candidate device; return (model, device, attempts). Raises the last error if none works."""
+    attempts: list[DeviceAttempt] = []
+    last_error: BaseException | None = None
+    for device in candidate_devices(requested):
+        try:
+            model = factory(model_dir, PROVIDERS[device], overlay)
+        except Exception as exc:  # og raises RuntimeError; anything else is a failure of this device too
+            attempts.append(DeviceAttempt(device, False, _short_reason(exc)))
+            last_error = exc
+            continue
+        attempts.append(DeviceAttempt(device, True))
+        return model, device, attempts
+    assert last_error is not None
+    raise last_error
+
+
+def _short_reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:240]
+
+
+def physical_cores() -> int:
+    """Physical cores (og's default of one intra-op thread leaves most of a laptop idle)."""
+    logical = os.cpu_count() or 1
+    try:
+        if sys.platform.startswith("linux"):
+            cores: set[tuple[str, str]] = set()
+            physical = core = ""
+            with open("/proc/cpuinfo", encoding="utf-8") as handle:
+                for line in handle:
+                    key, _, value = line.partition(":")
+                    key, value = key.strip(), value.strip()
+                    if key == "physical id":
+                        physical = value
+                    elif key == "core id":
+                        core = value
+                    elif not key and (physical or core):
+                        cores.add((physical, core))
+                        physical = core = ""
+            if physical or core:
+                cores.add((physical, core))
+            available = len(os.sched_getaffinity(0))
+            return max(1, min(len(cores) or logical, available))
+        if sys.platform == "darwin":
+            out = subprocess.run(["sysctl", "-n", "hw.physicalcpu"], capture_output=True, text=True, timeout=2)
+            return max(1, int(out.stdout.strip()))
+    except (OSError, ValueError, subprocess.SubprocessError):
+        pass
+    return max(1, logical // 2 if logical >= 4 else logical)

@@ -1,0 +1,386 @@
+"""The engine proper: og's Generator driven token by token, in this process.
+
+Why the classic Generator and not og's Engine API: the Engine API prefills a
+whole prompt in one uninterruptible call (2 s for 1,000 tokens on a 135M
+model, 9 s on 0.6B) and its ``rewind_to_start_of_turn`` drops the cache and
+re-prefills everything. With the Generator LocalMind prefills in chunks (a
+cancel point every chunk, and bounded logits memory), rewinds to any token
+for free, and samples itself so every turn can have its own settings. The
+Generator holds the GIL during a forward pass, so the window runs this engine
+in a child process (see ``process.py``); the terminal uses it directly.
+
+KV reuse: the engine remembers the text its cache holds and where tokens and
+text line up (the end of each prompt and of each reply). The next prompt is
+compared as text; the cache is rewound to the last aligned point inside the
+common prefix and only the rest is encoded and prefilled. So the next turn of
+a chat prefills just the new message; regenerate and edit rewind to the right
+place; another conversation shares at most its identical beginning.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from localmind.engine.devices import ModelFactory, configure_and_load, load_with_fallback, physical_cores
+from localmind.engine.sampling import Sampler
+from localmind.engine.types import (
+    ChatMessage,
+    EngineError,
+    FinishReason,
+    GenerationOptions,
+    LoadInfo,
+    LoadOptions,
+    ModelLoadError,
+    PromptTooLongError,
+    StreamEvent,
+    TextDelta,
+    TurnFinished,
+    TurnStats,
+)
+from localmind.engine.validate import ModelFolder, explain_og_error, validate_model_folder
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+DEFAULT_CONTEXT_BUDGET = 4096
+MIN_REPLY_RESERVE = 32
+
+# Used when a model ships no chat template. ChatML is what most small chat models were tuned on.
+FALLBACK_TEMPLATE = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
+
+@dataclass
+class _Cache:
+    """What the KV cache holds: tokens, the text they stand for, and where the two line up."""
+
+    tokens: list[int] = field(default_factory=list)
+    text: str = ""
+    # Parallel, strictly increasing: text offsets and token counts where text and tokens align.
+    text_marks: list[int] = field(default_factory=lambda: [0])
+    token_marks: list[int] = field(default_factory=lambda: [0])
+
+    def mark(self) -> None:
+        if self.text_marks[-1] != len(self.text) or self.token_marks[-1] != len(self.tokens):
+            self.text_marks.append(len(self.text))
+            self.token_marks.append(len(self.tokens))
+
+    def reusable_prefix(self, prompt: str) -> tuple[int, int]:
+        """(text offset, token count) of the longest aligned prefix of ``prompt`` already cached."""
+        common = _common_prefix_length(self.text, prompt)
+        i = bisect.bisect_right(self.text_marks, common) - 1
+        return self.text_marks[i], self.token_marks[i]
+
+    def truncate(self, text_len: int, token_count: int) -> None:
+        i = bisect.bisect_right(self.token_marks, token_count)
+        del self.text_marks[i:], self.token_marks[i:]
+        del self.tokens[token_count:]
+        self.text = self.text[:text_len]
+        self.mark()
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    lo, step = 0, 4096
+    # Compare in blocks first (C speed), then narrow down inside the first differing block.
+    while lo < n and a[lo : lo + step] == b[lo : lo + step]:
+        lo += step
+    hi = min(lo + step, n)
+    while lo < hi and a[lo] == b[lo]:
+        lo += 1
+    return min(lo, n)
+
+
+class LocalEngine:
+    """A :class:`~localmind.engine.types.ChatEngine` running og in this process."""
+
+    def __init__(self, model_factory: ModelFactory = configure_and_load) -> None:
+        self._factory = model_factory
+        self._cancel = threading.Event()
+        self._og: Any = None
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._generator: Any = None
+        self._folder: ModelFolder | None = None
+        self._template: str = FALLBACK_TEMPLATE
+        self._eos: set[int] = set()
+        self._budget = 0
+        self._chunk = 128
+        self._cache = _Cache()
+        self.info: LoadInfo | None = None
+
+    # -- loading -------------------------------------------------------------------------------------------------
+    def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
+        options = options or LoadOptions()
+        started = time.perf_counter()
+        folder = validate_model_folder(model_dir)
+        self.unload()
+        import onnxruntime_genai as og
+
+        og_any: Any = og
+        if hasattr(og_any, "disable_telemetry_events"):
+            og_any.disable_telemetry_events()
+        budget = options.context_budget or DEFAULT_CONTEXT_BUDGET
+        budget = max(64, min(budget, folder.context_length))
+        threads = options.threads or physical_cores()
+        overlay = {
+            "model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}},
+            # og allocates the KV cache for max_length up front: never the model's full context blindly.
+            "search": {"max_length": budget, "past_present_share_buffer": False},
+        }
+        try:
+            model, device, attempts = load_with_fallback(str(folder.path), options.device, overlay, self._factory)
+        except Exception as exc:
+            raise explain_og_error(exc, folder) from exc
+        try:
+            tokenizer = og.Tokenizer(model)
+        except Exception as exc:
+            raise ModelLoadError(
+                f"The tokenizer in {folder.path} could not be loaded.", hint=f"(onnxruntime-genai said: {exc})"
+            ) from exc
+        warnings: list[str] = []
+        if folder.chat_template is None:
+            warnings.append("This model has no chat template; LocalMind uses a generic one (ChatML), so answers may be poor.")
+        self._og, self._model, self._tokenizer, self._folder = og, model, tokenizer, folder
+        self._template = folder.chat_template or FALLBACK_TEMPLATE
+        self._eos = {int(t) for t in tokenizer.eos_token_ids}
+        eos_cfg = folder.config["model"].get("eos_token_id")
+        self._eos |= {int(t) for t in (eos_cfg if isinstance(eos_cfg, list) else [eos_cfg]) if isinstance(t, int)}
+        self._budget = budget
+        self._chunk = max(1, options.prefill_chunk)
+        try:
+            self._render([ChatMessage("user", "hi")])
+        except EngineError as exc:
+            if folder.chat_template is None:
+                raise
+            warnings.append(f"The model's chat template failed ({exc}); LocalMind uses a generic one (ChatML).")
+            self._template = FALLBACK_TEMPLATE
+        self.info = LoadInfo(
+            model_dir=str(folder.path),
+            model_name=folder.name,
+            model_type=folder.model_type,
+            device=device,
+            fallback_reasons=tuple((a.device, a.reason) for a in attempts if not a.ok),
+            context_length=folder.context_length,
+            context_budget=budget,
+            threads=threads,
+            has_chat_template=folder.chat_template is not None,
+            load_s=time.perf_counter() - started,
+            warnings=tuple(warnings),
+        )
+        return self.info
+
+    def unload(self) -> None:
+        self._generator = None
+        self._tokenizer = None
+        self._model = None
+        self._folder = None
+        self._cache = _Cache()
+        self.info = None
+
+    def close(self) -> None:
+        self.unload()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    # -- prompts -------------------------------------------------------------------------------------------------
+    def _render(self, messages: Sequence[ChatMessage]) -> str:
+        payload = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False)
+        try:
+            return str(self._tokenizer.apply_chat_template(payload, template_str=self._template, add_generation_prompt=True))
+        except Exception as exc:
+            raise EngineError(f"The model's chat template could not format this conversation: {exc}") from exc
+
+    def _encode(self, text: str) -> list[int]:
+        return [int(t) for t in self._tokenizer.encode(text)] if text else []
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        self._require_model()
+        return len(self._encode(self._render(messages)))
+
+    def fit_to_budget(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> tuple[str, int, int]:
+        """Render the prompt, dropping the oldest turns (never the system prompt) until it fits.
+
+        Returns (prompt text, prompt token count, messages dropped).
+        """
+        reserve = max(MIN_REPLY_RESERVE, min(options.max_new_tokens, self._budget // 4))
+        system = [m for m in messages[:1] if m.role == "system"]
+        rest = list(messages[len(system) :])
+        dropped = 0
+        while True:
+            text = self._render(system + rest)
+            count = len(self._encode(text))
+            if count + reserve <= self._budget:
+                return text, count, dropped
+            if len(rest) <= 1:
+                break
+            # Drop the oldest message, and keep dropping until the history starts with a user turn.
+            rest.pop(0)
+            dropped += 1
+            while len(rest) > 1 and rest[0].role != "user":
+                rest.pop(0)
+                dropped += 1
+        if count + MIN_REPLY_RESERVE <= self._budget:
+            return text, count, dropped
+        raise PromptTooLongError(
+            f"This message is too long for the model's context: it needs {count:,} tokens "
+            f"but the context holds {self._budget:,} (with room for a reply).",
+            hint="Shorten the message or the system prompt, or raise the context size in Settings.",
+        )
+
+    # -- generation ----------------------------------------------------------------------------------------------
+    def _require_model(self) -> None:
+        if self._model is None:
+            raise EngineError("No model is loaded.", hint="Open a model first.")
+
+    def _new_generator(self) -> Any:
+        params = self._og.GeneratorParams(self._model)
+        params.set_search_options(max_length=self._budget, do_sample=False)
+        return self._og.Generator(self._model, params)
+
+    def _rewind(self, text_len: int, token_count: int) -> None:
+        if self._generator is None or token_count == 0:
+            self._generator = None
+            self._cache = _Cache()
+            return
+        if token_count < len(self._cache.tokens):
+            self._generator.rewind_to(token_count)
+        self._cache.truncate(text_len, token_count)
+
+    def _append(self, tokens: list[int]) -> None:
+        if self._generator is None:
+            self._generator = self._new_generator()
+        self._generator.append_tokens(np.asarray(tokens, dtype=np.int32))
+        self._cache.tokens.extend(tokens)
+
+    def _next_logits(self) -> np.ndarray[Any, np.dtype[np.float32]]:
+        logits = np.asarray(self._generator.get_logits(), dtype=np.float32)
+        return np.array(logits.reshape(-1, logits.shape[-1])[-1], dtype=np.float32)
+
+    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None) -> Iterator[StreamEvent]:
+        """Stream one assistant turn for ``messages`` (which end with the user's message)."""
+        options = options or GenerationOptions()
+        options.validate()
+        self._require_model()
+        self._cancel.clear()
+        return self._generate(list(messages), options)
+
+    def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
+        started = time.perf_counter()
+        prompt, prompt_count, dropped = self.fit_to_budget(messages, options)
+        text_len, token_count = self._cache.reusable_prefix(prompt)
+        new_tokens = self._encode(prompt[text_len:])
+        if not new_tokens and token_count > 0:
+            # The whole prompt is cached (regenerate): re-read its last segment to get fresh logits.
+            text_len, token_count = self._cache.reusable_prefix(prompt[: len(prompt) - 1])
+            new_tokens = self._encode(prompt[text_len:])
+        if not new_tokens:
+            raise EngineError("The conversation is empty.", hint="Type a message first.")
+        try:
+            self._rewind(text_len, token_count)
+        except Exception:
+            self._rewind(0, 0)
+            text_len, token_count, new_tokens = 0, 0, self._encode(prompt)
+        reused = token_count
+        if token_count + len(new_tokens) + MIN_REPLY_RESERVE > self._budget:
+            self._rewind(0, 0)
+            reused, new_tokens = 0, self._encode(prompt)
+
+        def stats(generated: int, first: float | None, decode_s: float) -> TurnStats:
+            return TurnStats(
+                prompt_tokens=len(new_tokens) + reused,
+                reused_tokens=reused,
+                generated_tokens=generated,
+                time_to_first_token_s=(first - started) if first else 0.0,
+                tokens_per_second=((generated - 1) / decode_s) if generated > 1 and decode_s > 0 else 0.0,
+                total_s=time.perf_counter() - started,
+                context_tokens=len(self._cache.tokens),
+                context_budget=self._budget,
+                dropped_messages=dropped,
+            )
+
+        # Prefill in chunks: a cancel point every chunk, and bounded logits memory.
+        base_text, base_tokens = self._cache.text_marks[-1], self._cache.token_marks[-1]
+        try:
+            for start in range(0, len(new_tokens), self._chunk):
+                if self._cancel.is_set():
+                    self._rewind(base_text, base_tokens)
+                    yield TurnFinished(FinishReason.CANCELLED, stats(0, None, 0.0))
+                    return
+                self._append(new_tokens[start : start + self._chunk])
+        except Exception as exc:
+            self._safe_reset()
+            yield TurnFinished(FinishReason.ERROR, stats(0, None, 0.0), error=f"The model failed while reading the prompt: {exc}")
+            return
+        self._cache.text = prompt
+        self._cache.mark()
+
+        sampler = Sampler(options)
+        stream = self._tokenizer.create_stream()
+        seen = set(self._cache.tokens) if options.repetition_penalty != 1.0 else set()
+        generated: list[int] = []
+        streamed: list[str] = []
+        first_token_at: float | None = None
+        reason = FinishReason.LENGTH
+        error: str | None = None
+        try:
+            while True:
+                if self._cancel.is_set():
+                    reason = FinishReason.CANCELLED
+                    break
+                if len(generated) >= options.max_new_tokens or len(self._cache.tokens) >= self._budget:
+                    reason = FinishReason.LENGTH
+                    break
+                logits = self._next_logits()
+                if seen:
+                    sampler.apply_repetition_penalty(logits, seen)
+                token = sampler.choose(logits)
+                if first_token_at is None:
+                    first_token_at = time.perf_counter()
+                if token in self._eos:
+                    reason = FinishReason.END_OF_TURN
+                    break
+                generated.append(token)
+                if seen:
+                    seen.add(token)
+                piece = stream.decode(token)
+                if piece:
+                    streamed.append(piece)
+                    yield TextDelta(piece)
+                # Append even the last token: the cache then matches the reply the user sees.
+                self._append([token])
+        except Exception as exc:
+            reason, error = FinishReason.ERROR, f"The model failed while answering: {exc}"
+        # The cache now holds the prompt plus every generated token that was appended.
+        appended = generated[: len(self._cache.tokens) - self._cache.token_marks[-1]]
+        if reason is not FinishReason.ERROR:
+            reply = "".join(streamed)
+            full = str(self._tokenizer.decode(np.asarray(appended, dtype=np.int32))) if appended else ""
+            if appended and len(appended) == len(generated) and full == reply:
+                self._cache.text = prompt + reply
+                self._cache.mark()
+            elif appended:
+                # Text and tokens do not line up at the end (a character split across tokens): forget the reply.
+                self._rewind(len(prompt), self._cache.token_marks[-1])
+        else:
+            self._safe_reset()
+        decode_s = time.perf_counter() - first_token_at if first_token_at else 0.0
+        yield TurnFinished(reason, stats(len(generated), first_token_at, decode_s), error=error)
+
+    def _safe_reset(self) -> None:
+        self._generator = None
+        self._cache = _Cache()
+
+
+__all__ = ["DEFAULT_CONTEXT_BUDGET", "FALLBACK_TEMPLATE", "LocalEngine"]

@@ -1,0 +1,46 @@
+"""Choosing the next token from logits: greedy, or temperature / top-k / top-p with a seed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from localmind.engine.types import GenerationOptions
+
+
+class Sampler:
+    def __init__(self, options: GenerationOptions) -> None:
+        self.options = options
+        self._rng = np.random.default_rng(options.seed)
+
+    def apply_repetition_penalty(self, logits: npt.NDArray[np.float32], seen: Iterable[int]) -> None:
+        """CTRL-style penalty, in place: make already seen tokens less likely."""
+        penalty = self.options.repetition_penalty
+        if penalty == 1.0:
+            return
+        ids = np.fromiter(set(seen), dtype=np.int64)
+        if ids.size == 0:
+            return
+        ids = ids[(ids >= 0) & (ids < logits.shape[0])]
+        values = logits[ids]
+        logits[ids] = np.where(values > 0, values / penalty, values * penalty)
+
+    def choose(self, logits: npt.NDArray[np.float32]) -> int:
+        opts = self.options
+        if opts.temperature <= 0.0 or opts.top_k == 1:
+            return int(np.argmax(logits))
+        scaled = logits.astype(np.float64) / opts.temperature
+        candidates = np.arange(scaled.shape[0])
+        if 0 < opts.top_k < scaled.shape[0]:
+            candidates = np.argpartition(scaled, -opts.top_k)[-opts.top_k :]
+        values = scaled[candidates]
+        order = np.argsort(values)[::-1]
+        candidates, values = candidates[order], values[order]
+        probs = np.exp(values - values[0])
+        probs /= probs.sum()
+        if opts.top_p < 1.0:
+            keep = int(np.searchsorted(np.cumsum(probs), opts.top_p) + 1)
+            candidates, probs = candidates[:keep], probs[:keep] / probs[:keep].sum()
+        return int(self._rng.choice(candidates, p=probs))

@@ -1,0 +1,135 @@
+"""Plain data that crosses the engine boundary (and the process boundary: all picklable)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from localmind.errors import UserFacingError
+
+Role = Literal["system", "user", "assistant"]
+DEVICES = ("auto", "cpu", "cuda", "dml", "coreml")
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerationOptions:
+    """Sampling and length settings for one turn. ``temperature == 0`` is greedy."""
+
+    temperature: float = 0.7
+    top_p: float = 0.9
+    top_k: int = 40
+    repetition_penalty: float = 1.1
+    max_new_tokens: int = 1024
+    seed: int | None = None
+
+    def validate(self) -> None:
+        if not 0.0 <= self.temperature <= 5.0:
+            raise UserFacingError(f"Temperature must be between 0 and 5 (got {self.temperature}).")
+        if not 0.0 < self.top_p <= 1.0:
+            raise UserFacingError(f"Top-p must be above 0 and at most 1 (got {self.top_p}).")
+        if self.top_k < 0:
+            raise UserFacingError(f"Top-k must be 0 (off) or more (got {self.top_k}).")
+        if not 0.5 <= self.repetition_penalty <= 2.0:
+            raise UserFacingError(f"Repetition penalty must be between 0.5 and 2 (got {self.repetition_penalty}).")
+        if self.max_new_tokens < 1:
+            raise UserFacingError(f"Max new tokens must be at least 1 (got {self.max_new_tokens}).")
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    device: str = "auto"
+    threads: int | None = None  # None: one per physical core
+    context_budget: int | None = None  # None: min(model context, 4096)
+    prefill_chunk: int = 128
+
+
+class FinishReason(str, enum.Enum):
+    END_OF_TURN = "end_of_turn"
+    LENGTH = "length"  # max new tokens or the context budget
+    CANCELLED = "cancelled"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class TurnStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0  # prompt tokens that were already in the KV cache
+    generated_tokens: int = 0
+    time_to_first_token_s: float = 0.0
+    tokens_per_second: float = 0.0
+    total_s: float = 0.0
+    context_tokens: int = 0  # tokens in the cache when the turn ended
+    context_budget: int = 0
+    dropped_messages: int = 0  # oldest messages left out to fit the budget
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str  # always whole characters
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    reason: FinishReason
+    stats: TurnStats
+    error: str | None = None
+
+
+StreamEvent = TextDelta | TurnFinished
+
+
+@dataclass(frozen=True)
+class LoadInfo:
+    model_dir: str
+    model_name: str
+    model_type: str
+    device: str  # the device actually in use: "cpu", "cuda", "dml", "coreml"
+    fallback_reasons: tuple[tuple[str, str], ...] = ()  # (device, why it was not used)
+    context_length: int = 0  # the model's own
+    context_budget: int = 0  # what LocalMind allocates
+    threads: int = 0
+    has_chat_template: bool = True
+    load_s: float = 0.0
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+class EngineError(UserFacingError):
+    """Generation could not run; the message says why and what to do."""
+
+
+class ModelLoadError(UserFacingError):
+    """A model folder could not be loaded; the message names the file and the problem."""
+
+
+class PromptTooLongError(EngineError):
+    """A single message does not fit in the context budget."""
+
+
+CancelCheck = Callable[[], bool]
+
+
+class ChatEngine(Protocol):
+    """What the worker and the terminal need from an engine."""
+
+    def load(self, model_dir: str, options: LoadOptions) -> LoadInfo: ...
+
+    def unload(self) -> None: ...
+
+    def generate(
+        self, messages: Sequence[ChatMessage], options: GenerationOptions
+    ) -> Iterator[StreamEvent]: ...
+
+    def cancel(self) -> None:
+        """Ask the running turn to stop; safe to call from any thread."""
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,190 @@
+"""Check a model folder before og sees it, and turn og's errors into advice.
+
+Every problem names the file and says what is wrong and what to do; a broken
+folder never reaches og (which can abort the process on some inputs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from localmind.engine.types import ModelLoadError
+
+CONFIG_NAME = "genai_config.json"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model")
+_REDOWNLOAD = "Download the model again, or pick another folder."
+
+
+@dataclass(frozen=True)
+class ModelFolder:
+    path: Path
+    config: dict[str, Any]
+    onnx_file: Path
+    model_type: str
+    context_length: int
+    chat_template: str | None  # None: the model has none (a generic one is used)
+    chat_template_source: str | None
+
+    @property
+    def name(self) -> str:
+        # Downloaded models live in a device subfolder such as cpu-int4-rtn-block-32: name them by the parent too.
+        if re.match(r"^(cpu|cuda|dml|gpu)[-_]", self.path.name, re.IGNORECASE) and self.path.parent.name:
+            return f"{self.path.parent.name}/{self.path.name}"
+        return self.path.name
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelLoadError(f"{path.name} in {path.parent} is not UTF-8 text ({what}): {exc.reason}.", hint=_REDOWNLOAD) from exc
+    except OSError as exc:
+        raise ModelLoadError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    if not text.strip():
+        raise ModelLoadError(f"{path.name} in {path.parent} is empty.", hint=_REDOWNLOAD)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelLoadError(
+            f"{path.name} in {path.parent} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).",
+            hint=_REDOWNLOAD,
+        ) from exc
+
+
+def _find_model_subfolders(folder: Path, limit: int = 5) -> list[Path]:
+    found: list[Path] = []
+    for candidate in sorted(folder.rglob(CONFIG_NAME)):
+        if len(candidate.relative_to(folder).parts) <= 4:
+            found.append(candidate.parent)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def validate_model_folder(folder: str | Path) -> ModelFolder:
+    """Return what LocalMind needs to know about ``folder`` or raise :class:`ModelLoadError`."""
+    path = Path(folder).expanduser()
+    if not path.exists():
+        raise ModelLoadError(f"Model folder not found: {path}.", hint="Check the path, or pick the folder again.")
+    if not path.is_dir():
+        raise ModelLoadError(
+            f"{path} is a file, not a model folder.",
+            hint=f"Pick the folder that contains {CONFIG_NAME}.",
+        )
+    path = path.resolve()
+    config_path = path / CONFIG_NAME
+    if not config_path.is_file():
+        subfolders = _find_model_subfolders(path)
+        if subfolders:
+            names = ", ".join(str(p.relative_to(path)) for p in subfolders)
+            raise ModelLoadError(
+                f"{path} has no {CONFIG_NAME} itself, but these subfolders do: {names}.",
+                hint="Pick the one for your device (a cpu-int4 folder runs everywhere).",
+            )
+        raise ModelLoadError(
+            f"{path} is not an onnxruntime-genai model folder: {CONFIG_NAME} is missing.",
+            hint="LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.",
+        )
+    config = _read_json(config_path, "the model's settings")
+    if not isinstance(config, dict) or not isinstance(config.get("model"), dict):
+        raise ModelLoadError(f"{CONFIG_NAME} in {path} has no \"model\" section.", hint=_REDOWNLOAD)
+    model = config["model"]
+    decoder = model.get("decoder")
+    if not isinstance(decoder, dict) or not isinstance(decoder.get("filename"), str):
+        raise ModelLoadError(
+            f"{CONFIG_NAME} in {path} does not name the decoder's ONNX file (model.decoder.filename).",
+            hint=_REDOWNLOAD,
+        )
+    onnx_file = path / decoder["filename"]
+    if not onnx_file.is_file():
+        raise ModelLoadError(
+            f"{onnx_file.name} is missing from {path} ({CONFIG_NAME} says the model is in it).",
+            hint="The download may be incomplete. " + _REDOWNLOAD,
+        )
+    if onnx_file.stat().st_size < 64:
+        raise ModelLoadError(
+            f"{onnx_file.name} in {path} is empty or truncated ({onnx_file.stat().st_size} bytes).",
+            hint="The download may be incomplete. " + _REDOWNLOAD,
+        )
+    data_file = onnx_file.with_name(onnx_file.name + ".data")
+    if not data_file.exists() and _references_external_data(onnx_file, data_file.name):
+        raise ModelLoadError(
+            f"{data_file.name} is missing from {path} ({onnx_file.name} keeps its weights in it).",
+            hint="The download may be incomplete. " + _REDOWNLOAD,
+        )
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        raise ModelLoadError(f"tokenizer.json is missing from {path}.", hint=_REDOWNLOAD)
+    if (path / "tokenizer.json").is_file():
+        tokenizer = _read_json(path / "tokenizer.json", "the tokenizer")
+        if not isinstance(tokenizer, dict) or "model" not in tokenizer:
+            raise ModelLoadError(f"tokenizer.json in {path} is not a tokenizer (no \"model\" section).", hint=_REDOWNLOAD)
+    template, source = _chat_template(path)
+    context = model.get("context_length")
+    if not isinstance(context, int) or context <= 0:
+        raise ModelLoadError(f"{CONFIG_NAME} in {path} has no valid model.context_length.", hint=_REDOWNLOAD)
+    return ModelFolder(
+        path=path,
+        config=config,
+        onnx_file=onnx_file,
+        model_type=str(model.get("type", "unknown")),
+        context_length=context,
+        chat_template=template,
+        chat_template_source=source,
+    )
+
+
+def _references_external_data(onnx_file: Path, data_name: str) -> bool:
+    """True when the ONNX file names ``data_name`` as its external data (a cheap byte search, no protobuf parse)."""
+    needle = data_name.encode("utf-8")
+    with onnx_file.open("rb") as handle:
+        tail = b""
+        while chunk := handle.read(1 << 20):
+            if needle in tail + chunk:
+                return True
+            tail = chunk[-len(needle) :]
+    return False
+
+
+def _chat_template(path: Path) -> tuple[str | None, str | None]:
+    config_path = path / "tokenizer_config.json"
+    if config_path.is_file():
+        tokenizer_config = _read_json(config_path, "the tokenizer settings")
+        template = tokenizer_config.get("chat_template") if isinstance(tokenizer_config, dict) else None
+        if isinstance(template, list):  # some models list named templates
+            named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+            template = named.get("default") or next(iter(named.values()), None)
+        if isinstance(template, str) and template.strip():
+            return template, "tokenizer_config.json"
+    jinja = path / "chat_template.jinja"
+    if jinja.is_file():
+        text = jinja.read_text(encoding="utf-8", errors="replace")
+        if text.strip():
+            return text, "chat_template.jinja"
+    return None, None
+
+
+_OG_ERRORS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"protobuf parsing failed|INVALID_PROTOBUF|Failed to load model", re.I),
+     "{onnx} is damaged or incomplete: ONNX Runtime cannot read it. " + _REDOWNLOAD),
+    (re.compile(r"External data|\.data", re.I),
+     "The model's weight file next to {onnx} is missing or damaged. " + _REDOWNLOAD),
+    (re.compile(r"tokenizer|sentencepiece|bpe|vocab", re.I),
+     "The tokenizer files in {folder} could not be loaded. " + _REDOWNLOAD),
+    (re.compile(r"Unknown model type|model type|not supported", re.I),
+     "This kind of model is not supported by the installed onnxruntime-genai. Try another model."),
+    (re.compile(r"bad allocation|out of memory|Failed to allocate|std::bad_alloc", re.I),
+     "Not enough memory to load this model. Close other programs, lower the context size in Settings, or pick a smaller model."),
+]
+
+
+def explain_og_error(exc: BaseException, folder: ModelFolder) -> ModelLoadError:
+    raw = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for pattern, advice in _OG_ERRORS:
+        if pattern.search(raw):
+            message = advice.format(onnx=folder.onnx_file.name, folder=folder.path)
+            return ModelLoadError(message, hint=f"(onnxruntime-genai said: {raw[:300]})")
+    return ModelLoadError(f"onnxruntime-genai could not load {folder.path}: {raw[:300]}", hint=_REDOWNLOAD)
