@@ -214,10 +214,10 @@ def build_tiny_model(out_dir: str | Path, *, context: int = 2048, chat_template:
     return out
 
 
-if __name__ == "__main__":
-    print(build_tiny_model(sys.argv[1] if len(sys.argv) > 1 else "tiny-model"))
-
-
 def expected_reply(prompt_token_ids: list[int]) -> str:
     """The reply the tiny model gives (greedily) after a prompt with these token ids."""
     return REPLIES[sum(prompt_token_ids) % VARIANTS]
+
+
+if __name__ == "__main__":
+    print(build_tiny_model(sys.argv[1] if len(sys.argv) > 1 else "tiny-model"))
