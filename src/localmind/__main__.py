@@ -1,3 +1,8 @@
+import multiprocessing
+
 from localmind.cli import main
 
-raise SystemExit(main())
+# The guard matters: the engine's child process is started with "spawn", which re-imports this module.
+if __name__ == "__main__":
+    multiprocessing.freeze_support()
+    raise SystemExit(main())

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -58,6 +58,12 @@ FALLBACK_TEMPLATE = (
     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
 )
+
+
+class CancelFlag(Protocol):
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
 
 
 @dataclass
@@ -104,9 +110,10 @@ def _common_prefix_length(a: str, b: str) -> int:
 class LocalEngine:
     """A :class:`~localmind.engine.types.ChatEngine` running og in this process."""
 
-    def __init__(self, model_factory: ModelFactory = configure_and_load) -> None:
+    def __init__(self, model_factory: ModelFactory = configure_and_load, cancel_flag: CancelFlag | None = None) -> None:
         self._factory = model_factory
-        self._cancel = threading.Event()
+        # A threading.Event here; a multiprocessing.Event when a parent process cancels us.
+        self._cancel: CancelFlag = cancel_flag if cancel_flag is not None else threading.Event()
         self._og: Any = None
         self._model: Any = None
         self._tokenizer: Any = None

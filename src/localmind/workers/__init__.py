@@ -1,0 +1,1 @@
+"""QObjects that live in worker threads (QtCore only; they never touch widgets)."""

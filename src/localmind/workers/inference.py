@@ -1,0 +1,232 @@
+"""The inference worker: one engine for the app, driven from its own QThread.
+
+GUI -> worker: queued signals (load, generate). Cancel is not a signal: a
+queued signal cannot arrive while the worker is busy streaming, so the GUI
+sets the engine's thread-safe cancel flag directly.
+Worker -> GUI: signals carrying small dataclasses. Every turn has a request
+id; output of a turn the GUI has moved on from is dropped in the service.
+Text reaches the GUI in batches (about every 30 ms), not per token.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from localmind.engine.types import (
+    ChatEngine,
+    ChatMessage,
+    FinishReason,
+    GenerationOptions,
+    LoadInfo,
+    LoadOptions,
+    TextDelta,
+    TurnFinished,
+    TurnStats,
+)
+from localmind.errors import UserFacingError
+
+BATCH_INTERVAL_S = 0.03
+
+
+class InferenceWorker(QObject):
+    """Lives in the worker thread. Slots run there; signals are delivered queued to the GUI."""
+
+    loaded = Signal(object)  # LoadInfo
+    load_failed = Signal(str)
+    tokens_ready = Signal(int, str)  # request id, text (whole characters)
+    finished = Signal(int, object)  # request id, TurnFinished
+    failed = Signal(int, str)  # request id, message
+    token_count_ready = Signal(int, int)  # request id, tokens
+
+    def __init__(self, engine: ChatEngine, cancelled: set[int], lock: threading.Lock) -> None:
+        super().__init__()
+        self.engine = engine
+        self._cancelled = cancelled
+        self._lock = lock
+
+    def _is_cancelled(self, request_id: int) -> bool:
+        with self._lock:
+            return request_id in self._cancelled
+
+    @Slot(str, object)
+    def load(self, model_dir: str, options: LoadOptions) -> None:
+        try:
+            info = self.engine.load(model_dir, options)
+        except UserFacingError as exc:
+            self.load_failed.emit(str(exc))
+        except Exception as exc:  # never let a bad model take the worker down
+            self.load_failed.emit(f"The model could not be loaded: {exc}")
+        else:
+            self.loaded.emit(info)
+
+    @Slot(int, object)
+    def count_tokens(self, request_id: int, messages: list[ChatMessage]) -> None:
+        try:
+            count = self.engine.count_tokens(messages)
+        except Exception:
+            return
+        self.token_count_ready.emit(request_id, count)
+
+    @Slot(int, object, object)
+    def generate(self, request_id: int, messages: list[ChatMessage], options: GenerationOptions) -> None:
+        if self._is_cancelled(request_id):
+            self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
+            return
+        pending: list[str] = []
+        last_emit = time.monotonic()
+        try:
+            for event in self.engine.generate(messages, options):
+                if self._is_cancelled(request_id):
+                    self.engine.cancel()  # also covers a cancel that came before the engine cleared its flag
+                if isinstance(event, TextDelta):
+                    pending.append(event.text)
+                    now = time.monotonic()
+                    if now - last_emit >= BATCH_INTERVAL_S:
+                        self.tokens_ready.emit(request_id, "".join(pending))
+                        pending.clear()
+                        last_emit = now
+                else:
+                    if pending:
+                        self.tokens_ready.emit(request_id, "".join(pending))
+                        pending.clear()
+                    self.finished.emit(request_id, event)
+                    return
+        except UserFacingError as exc:
+            message = str(exc)
+        except Exception as exc:
+            message = f"Generation failed: {exc}"
+        else:
+            message = "The engine ended the turn without saying why."
+        if pending:
+            self.tokens_ready.emit(request_id, "".join(pending))
+        self.failed.emit(request_id, message)
+
+
+class InferenceService(QObject):
+    """The GUI thread's handle on the worker. Forwards only the current request's output.
+
+    Signals:
+        loaded(LoadInfo), load_failed(str), loading_started(str model_dir),
+        tokens_ready(int, str), finished(int, TurnFinished), failed(int, str),
+        token_count_ready(int, int), busy_changed(bool)
+    """
+
+    loaded = Signal(object)
+    load_failed = Signal(str)
+    loading_started = Signal(str)
+    tokens_ready = Signal(int, str)
+    finished = Signal(int, object)
+    failed = Signal(int, str)
+    token_count_ready = Signal(int, int)
+    busy_changed = Signal(bool)
+
+    _load_requested = Signal(str, object)
+    _generate_requested = Signal(int, object, object)
+    _count_requested = Signal(int, object)
+
+    def __init__(self, engine_factory: Callable[[], ChatEngine] | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        if engine_factory is None:
+            from localmind.engine.process import EngineProcess
+
+            engine_factory = EngineProcess
+        self.engine = engine_factory()
+        self._lock = threading.Lock()
+        self._cancelled: set[int] = set()
+        self._next_id = 0
+        self.active_request: int | None = None
+        self.info: LoadInfo | None = None
+        self.loading = False
+        self._thread = QThread()
+        self._thread.setObjectName("localmind-inference")
+        self._worker = InferenceWorker(self.engine, self._cancelled, self._lock)
+        self._worker.moveToThread(self._thread)
+        self._load_requested.connect(self._worker.load)
+        self._generate_requested.connect(self._worker.generate)
+        self._count_requested.connect(self._worker.count_tokens)
+        self._worker.loaded.connect(self._on_loaded)
+        self._worker.load_failed.connect(self._on_load_failed)
+        self._worker.tokens_ready.connect(self._on_tokens)
+        self._worker.finished.connect(self._on_finished)
+        self._worker.failed.connect(self._on_failed)
+        self._worker.token_count_ready.connect(self.token_count_ready)
+        self._thread.start()
+
+    @property
+    def busy(self) -> bool:
+        return self.active_request is not None or self.loading
+
+    def load(self, model_dir: str, options: LoadOptions | None = None) -> None:
+        self.cancel()
+        self.loading = True
+        self.loading_started.emit(model_dir)
+        self.busy_changed.emit(True)
+        self._load_requested.emit(model_dir, options or LoadOptions())
+
+    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> int:
+        """Start a turn; returns its request id. A turn still running is cancelled first."""
+        self.cancel()
+        self._next_id += 1
+        request_id = self._next_id
+        self.active_request = request_id
+        self.busy_changed.emit(True)
+        self._generate_requested.emit(request_id, list(messages), options)
+        return request_id
+
+    def request_token_count(self, messages: Sequence[ChatMessage]) -> int:
+        self._next_id += 1
+        self._count_requested.emit(self._next_id, list(messages))
+        return self._next_id
+
+    def cancel(self) -> None:
+        """Stop the current turn (within one decode step or prefill chunk). Its late output is dropped."""
+        request_id = self.active_request
+        if request_id is None:
+            return
+        with self._lock:
+            self._cancelled.add(request_id)
+        self.engine.cancel()
+
+    def shutdown(self, timeout_ms: int = 10000) -> None:
+        self.cancel()
+        self._thread.quit()
+        self._thread.wait(timeout_ms)
+        self.engine.close()
+
+    # -- from the worker (GUI thread) ----------------------------------------------------------------------------
+    def _on_loaded(self, info: LoadInfo) -> None:
+        self.loading = False
+        self.info = info
+        self.loaded.emit(info)
+        self.busy_changed.emit(self.busy)
+
+    def _on_load_failed(self, message: str) -> None:
+        self.loading = False
+        self.load_failed.emit(message)
+        self.busy_changed.emit(self.busy)
+
+    def _on_tokens(self, request_id: int, text: str) -> None:
+        if request_id == self.active_request:
+            self.tokens_ready.emit(request_id, text)
+
+    def _end(self, request_id: int) -> bool:
+        with self._lock:
+            self._cancelled.discard(request_id)
+        if request_id != self.active_request:
+            return False
+        self.active_request = None
+        return True
+
+    def _on_finished(self, request_id: int, finished: TurnFinished) -> None:
+        if self._end(request_id):
+            self.finished.emit(request_id, finished)
+            self.busy_changed.emit(self.busy)
+
+    def _on_failed(self, request_id: int, message: str) -> None:
+        if self._end(request_id):
+            self.failed.emit(request_id, message)
+            self.busy_changed.emit(self.busy)
