@@ -1,0 +1,1 @@
+"""The Qt-free heart of LocalMind: conversations, their storage, and import/export."""

@@ -1,0 +1,85 @@
+"""Conversations and messages as plain data, the shape the store hands to the rest of the app.
+
+These are snapshots: changing a field changes nothing on disk. Every change goes
+through :class:`localmind.core.store.ConversationStore`, which returns fresh ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+Role = Literal["system", "user", "assistant"]
+MessageStatus = Literal["complete", "streaming", "stopped", "error"]
+
+ROLES: tuple[str, ...] = get_args(Role)
+MESSAGE_STATUSES: tuple[str, ...] = get_args(MessageStatus)
+
+# Keys a conversation's ``settings`` may carry; anything else is kept but ignored
+# when generation options are built (see localmind.settings.generation_options).
+CONVERSATION_SETTING_KEYS = ("temperature", "top_p", "top_k", "max_new_tokens", "repetition_penalty", "preset")
+
+
+@dataclass
+class Conversation:
+    """One chat. ``settings`` holds per-conversation overrides of the app's generation defaults.
+
+    Attributes:
+        id: uuid4 hex, stable for the life of the conversation (imports get new ones).
+        created_at, updated_at: seconds since the epoch; ``updated_at`` moves when a message is added.
+        model: the model folder or id last used in this conversation, if any.
+        message_count: number of messages when the snapshot was taken.
+        deleted_at: set when the conversation is in the trash (soft delete), else ``None``.
+    """
+
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    system_prompt: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    message_count: int = 0
+    deleted_at: float | None = None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+@dataclass
+class Message:
+    """One turn. ``position`` orders messages in a conversation, from 0, without gaps.
+
+    Attributes:
+        status: "streaming" while a reply is being written; "stopped" when the user stopped it
+            or the app ended before it finished (its text is kept); "error" when generation failed.
+        stats: what the engine reported for an assistant reply (tokens/s, time to first token...).
+    """
+
+    id: int
+    conversation_id: str
+    position: int
+    role: Role
+    content: str
+    created_at: float
+    status: MessageStatus = "complete"
+    stats: dict[str, Any] | None = None
+
+
+@dataclass
+class SearchHit:
+    """A search result: a message (``message_id`` set) or a conversation's title (``message_id is None``).
+
+    Attributes:
+        snippet: plain text around the first match, safe to show as is.
+        rank: smaller is a better match; hits come back best first.
+        match_spans: ``(start, end)`` character offsets of the matched text within ``snippet``.
+    """
+
+    conversation_id: str
+    conversation_title: str
+    message_id: int | None
+    snippet: str
+    rank: float
+    match_spans: tuple[tuple[int, int], ...] = ()
