@@ -1,0 +1,651 @@
+"""Where conversations live: one SQLite file in the data folder.
+
+Durability is the point of this module. The database runs in WAL mode, every
+change is its own committed transaction before the method returns, and a
+``kill -9`` at any moment leaves the file intact (SQLite's journal guarantees
+it); opening it again turns a reply that was being streamed into a "stopped"
+one and keeps its text.
+
+``synchronous=FULL`` is the default, so a committed user message survives even
+a power cut. The one exception is the periodic save of a reply that is still
+streaming: that write uses ``NORMAL``, which in WAL mode still survives the app
+being killed (the OS has the bytes) but skips the fsync. A reply is saved about
+once a second on the GUI thread, and an fsync there can cost tens of
+milliseconds on a slow disk; the next durable commit (the reply finishing, or
+the next message) fsyncs those frames too.
+
+The store is meant for the GUI thread: every call is a few indexed statements.
+A lock makes it safe to call from another thread too, one call at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+from localmind import paths
+from localmind.core.conversations import (
+    MESSAGE_STATUSES,
+    ROLES,
+    Conversation,
+    Message,
+    MessageStatus,
+    Role,
+    SearchHit,
+)
+from localmind.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+
+# Long enough to ride out a checkpoint or an import in another process, short enough not to hang the window.
+BUSY_TIMEOUT_MS = 3000
+# Trigram search cannot match fewer than three characters; shorter terms (common in Chinese: 你好) use LIKE.
+TRIGRAM_MIN_CHARS = 3
+SNIPPET_BEFORE = 40
+SNIPPET_LENGTH = 160
+
+
+class StoreError(UserFacingError):
+    """The conversation database cannot be opened or written."""
+
+
+class ConversationNotFoundError(UserFacingError, KeyError):
+    """No conversation has this id."""
+
+
+class MessageNotFoundError(UserFacingError, KeyError):
+    """No message has this id."""
+
+
+# --- schema -----------------------------------------------------------------------------------------
+
+_V1_TABLES = [
+    # ``num`` gives conversations a stable integer rowid for the title index (VACUUM may renumber implicit rowids).
+    """CREATE TABLE conversations (
+        num INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        title TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        system_prompt TEXT NOT NULL DEFAULT '',
+        settings TEXT NOT NULL DEFAULT '{}',
+        model TEXT,
+        deleted_at REAL
+    )""",
+    "CREATE INDEX conversations_by_updated ON conversations (updated_at)",
+    # AUTOINCREMENT: a regenerated reply must never get the id of the one it replaced, or a late save
+    # aimed at the old message would land in the new one.
+    """CREATE TABLE messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+        content TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        status TEXT NOT NULL DEFAULT 'complete' CHECK (status IN ('complete', 'streaming', 'stopped', 'error')),
+        stats TEXT,
+        UNIQUE (conversation_id, position)
+    )""",
+    # Finding replies interrupted by a crash must not scan every message at startup.
+    "CREATE INDEX messages_streaming ON messages (id) WHERE status = 'streaming'",
+]
+
+# The search index leaves out replies that are still streaming: re-indexing a growing reply on every
+# periodic save would make each save cost more as the answer gets longer. The view is the index's
+# content table, so FTS5's own integrity-check and rebuild agree with that choice.
+_SEARCH_INDEX = [
+    "CREATE VIEW IF NOT EXISTS searchable_messages AS SELECT id, content FROM messages WHERE status != 'streaming'",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5 (
+        content, content = 'searchable_messages', content_rowid = 'id', tokenize = 'trigram')""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS title_search USING fts5 (
+        title, content = 'conversations', content_rowid = 'num', tokenize = 'trigram')""",
+    """CREATE TRIGGER IF NOT EXISTS messages_search_insert AFTER INSERT ON messages
+        WHEN new.status != 'streaming' BEGIN
+        INSERT INTO message_search (rowid, content) VALUES (new.id, new.content);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS messages_search_delete AFTER DELETE ON messages
+        WHEN old.status != 'streaming' BEGIN
+        INSERT INTO message_search (message_search, rowid, content) VALUES ('delete', old.id, old.content);
+    END""",
+    # One trigger, two statements: the order (remove old, then add new) must be fixed.
+    """CREATE TRIGGER IF NOT EXISTS messages_search_update AFTER UPDATE OF content, status ON messages BEGIN
+        INSERT INTO message_search (message_search, rowid, content)
+            SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+        INSERT INTO message_search (rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS conversations_search_insert AFTER INSERT ON conversations BEGIN
+        INSERT INTO title_search (rowid, title) VALUES (new.num, new.title);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS conversations_search_delete AFTER DELETE ON conversations BEGIN
+        INSERT INTO title_search (title_search, rowid, title) VALUES ('delete', old.num, old.title);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS conversations_search_update AFTER UPDATE OF title ON conversations BEGIN
+        INSERT INTO title_search (title_search, rowid, title) VALUES ('delete', old.num, old.title);
+        INSERT INTO title_search (rowid, title) VALUES (new.num, new.title);
+    END""",
+]
+
+
+def trigram_search_available(db: sqlite3.Connection) -> bool:
+    """FTS5 with the trigram tokenizer needs SQLite 3.34 built with FTS5; some Linux Pythons lack it."""
+    try:
+        db.execute("CREATE VIRTUAL TABLE temp.trigram_probe USING fts5 (x, tokenize = 'trigram')")
+    except sqlite3.OperationalError:
+        return False
+    db.execute("DROP TABLE temp.trigram_probe")
+    return True
+
+
+def _create_tables(db: sqlite3.Connection) -> None:
+    for statement in _V1_TABLES:
+        db.execute(statement)
+
+
+def _create_search_index(db: sqlite3.Connection) -> None:
+    if not trigram_search_available(db):
+        log.warning("SQLite %s has no FTS5 trigram tokenizer; search falls back to slower LIKE", sqlite3.sqlite_version)
+        return
+    fresh = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'message_search'").fetchone() is None
+    for statement in _SEARCH_INDEX:
+        db.execute(statement)
+    if fresh:
+        db.execute("INSERT INTO message_search (message_search) VALUES ('rebuild')")
+        db.execute("INSERT INTO title_search (title_search) VALUES ('rebuild')")
+
+
+# Step n takes a database at user_version n to n + 1. Never edit a released step: add a new one.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _create_tables,  # -> 1: the first release
+    _create_search_index,  # -> 2: full-text search over titles and messages
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# --- the store --------------------------------------------------------------------------------------
+
+_CONVERSATION_COLUMNS = (
+    "c.id, c.title, c.created_at, c.updated_at, c.system_prompt, c.settings, c.model, c.deleted_at,"
+    " (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)"
+)
+_MESSAGE_COLUMNS = "id, conversation_id, position, role, content, created_at, status, stats"
+
+
+def _conversation(row: sqlite3.Row | tuple[Any, ...]) -> Conversation:
+    return Conversation(
+        id=row[0],
+        title=row[1],
+        created_at=row[2],
+        updated_at=row[3],
+        system_prompt=row[4],
+        settings=json.loads(row[5]),
+        model=row[6],
+        deleted_at=row[7],
+        message_count=row[8],
+    )
+
+
+def _message(row: tuple[Any, ...]) -> Message:
+    return Message(
+        id=row[0],
+        conversation_id=row[1],
+        position=row[2],
+        role=cast(Role, row[3]),
+        content=row[4],
+        created_at=row[5],
+        status=cast(MessageStatus, row[6]),
+        stats=json.loads(row[7]) if row[7] is not None else None,
+    )
+
+
+def _dump(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _check_message_fields(role: str | None, status: str | None) -> None:
+    if role is not None and role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}, not {role!r}")
+    if status is not None and status not in MESSAGE_STATUSES:
+        raise ValueError(f"status must be one of {MESSAGE_STATUSES}, not {status!r}")
+
+
+class ConversationStore:
+    """All conversations and their messages, in ``paths.database_path()`` unless told otherwise.
+
+    Args:
+        path: the database file; created, with its folder, if missing.
+        recover_interrupted: mark replies left "streaming" by an app that was killed as "stopped".
+            Only the window should do this: a terminal command run while the window streams must not.
+    """
+
+    def __init__(self, path: Path | None = None, *, recover_interrupted: bool = True) -> None:
+        self.path = Path(path) if path is not None else paths.database_path()
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._db = self._connect()
+        try:
+            self._migrate()
+            self.has_search_index = self._table_exists("message_search")
+            if not self.has_search_index and trigram_search_available(self._db):
+                # Made by a Python whose SQLite lacked trigram search; this one has it.
+                with self.transaction():
+                    _create_search_index(self._db)
+                self.has_search_index = True
+            if recover_interrupted:
+                with self.transaction():
+                    self._db.execute("UPDATE messages SET status = 'stopped' WHERE status = 'streaming'")
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: transactions are ours (see ``transaction``), never implicit.
+            db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(
+                f"Cannot open the conversation database {self.path}: {exc}.",
+                hint="Check that the data folder exists and is writable (or pick another with --data-dir).",
+            ) from exc
+        try:
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal":
+                log.warning("%s: WAL mode unavailable (got %s); is it on a network drive?", self.path, mode)
+            db.execute("PRAGMA synchronous = FULL")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreError(
+                f"{self.path} is not a LocalMind conversation database or is damaged ({exc}).",
+                hint="Move the file aside and start LocalMind again; it will make a new one.",
+            ) from exc
+        return db
+
+    def _table_exists(self, name: str) -> bool:
+        return self._db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+    def _migrate(self) -> None:
+        while True:
+            # The version is read inside the write transaction: two processes starting at once must not
+            # both run the same step.
+            with self.transaction():
+                version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+                if version > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"{self.path} was written by a newer LocalMind (schema {version}; this one knows {SCHEMA_VERSION}).",
+                        hint="Update LocalMind to open these conversations.",
+                    )
+                if version == SCHEMA_VERSION:
+                    return
+                log.info("Migrating %s from schema %d to %d", self.path, version, version + 1)
+                MIGRATIONS[version](self._db)
+                self._db.execute(f"PRAGMA user_version = {version + 1}")
+
+    @contextmanager
+    def transaction(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """Run a block as one transaction: all of it is committed, or none. Nested blocks use savepoints.
+
+        ``durable=False`` skips the fsync at commit (see the module docstring); only streaming saves use it.
+        """
+        with self._lock:
+            if self._depth:
+                name = f"nested_{self._depth}"
+                self._db.execute(f"SAVEPOINT {name}")
+                self._depth += 1
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute(f"ROLLBACK TO {name}")
+                    raise
+                finally:
+                    self._depth -= 1
+                    self._db.execute(f"RELEASE {name}")
+                return
+            if not durable:
+                self._db.execute("PRAGMA synchronous = NORMAL")
+            try:
+                self._begin()
+                self._depth = 1
+                try:
+                    yield self._db
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+                finally:
+                    self._depth = 0
+            except sqlite3.OperationalError as exc:
+                raise self._explain(exc) from exc
+            finally:
+                if not durable:
+                    self._db.execute("PRAGMA synchronous = FULL")
+
+    def _begin(self) -> None:
+        # IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout) at BEGIN
+        # instead of failing halfway through the block.
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def _explain(self, exc: sqlite3.OperationalError) -> Exception:
+        text = str(exc).lower()
+        if "locked" in text or "busy" in text:
+            return StoreError(
+                f"The conversation database {self.path} is busy.",
+                hint="Another LocalMind may be importing; try again in a moment.",
+            )
+        if "full" in text:
+            return StoreError(f"The disk holding {self.path} is full.", hint="Free some space; nothing was lost.")
+        if "readonly" in text:
+            return StoreError(f"The conversation database {self.path} is read-only.", hint="Check its permissions.")
+        return exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> ConversationStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- conversations ----------------------------------------------------------------------------
+
+    def create_conversation(
+        self,
+        title: str = "New chat",
+        system_prompt: str = "",
+        settings: dict[str, Any] | None = None,
+        model: str | None = None,
+    ) -> Conversation:
+        now = time.time()
+        conversation = Conversation(
+            id=uuid.uuid4().hex,
+            title=title.strip() or "New chat",
+            created_at=now,
+            updated_at=now,
+            system_prompt=system_prompt,
+            settings=dict(settings or {}),
+            model=model,
+        )
+        with self.transaction() as db:
+            self._insert_conversation(db, conversation)
+        return conversation
+
+    def _insert_conversation(self, db: sqlite3.Connection, c: Conversation) -> None:
+        db.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at, system_prompt, settings, model, deleted_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (c.id, c.title, c.created_at, c.updated_at, c.system_prompt, _dump(c.settings), c.model, c.deleted_at),
+        )
+
+    def list_conversations(self, include_deleted: bool = False) -> list[Conversation]:
+        """Newest activity first."""
+        where = "" if include_deleted else "WHERE c.deleted_at IS NULL"
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_CONVERSATION_COLUMNS} FROM conversations c {where} ORDER BY c.updated_at DESC, c.num DESC"
+            ).fetchall()
+        return [_conversation(row) for row in rows]
+
+    def get_conversation(self, id: str) -> Conversation:
+        """The conversation, in the trash or not; :class:`ConversationNotFoundError` if there is none."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ?", (id,)
+            ).fetchone()
+        if row is None:
+            raise ConversationNotFoundError(f"There is no conversation {id!r}; it may have been deleted.")
+        return _conversation(row)
+
+    def _update_conversation_row(self, id: str, assignments: str, values: Sequence[Any]) -> None:
+        with self.transaction() as db:
+            if db.execute(f"UPDATE conversations SET {assignments} WHERE id = ?", (*values, id)).rowcount == 0:
+                raise ConversationNotFoundError(f"There is no conversation {id!r}; it may have been deleted.")
+
+    def rename_conversation(self, id: str, title: str) -> None:
+        self._update_conversation_row(id, "title = ?", (title.strip() or "New chat",))
+
+    def update_conversation(
+        self,
+        id: str,
+        *,
+        system_prompt: str | None = None,
+        settings: dict[str, Any] | None = None,
+        model: str | None = None,
+    ) -> None:
+        """Change what is given; ``None`` leaves a field as it is. ``settings`` replaces the whole dict."""
+        fields = {"system_prompt": system_prompt, "settings": _dump(settings), "model": model}
+        given = {name: value for name, value in fields.items() if value is not None}
+        if not given:
+            self.get_conversation(id)  # still report a missing conversation
+            return
+        self._update_conversation_row(id, ", ".join(f"{name} = ?" for name in given), list(given.values()))
+
+    def delete_conversation(self, id: str) -> None:
+        """Move to the trash: hidden from lists and search until restored or purged."""
+        self._update_conversation_row(id, "deleted_at = ?", (time.time(),))
+
+    def restore_conversation(self, id: str) -> None:
+        self._update_conversation_row(id, "deleted_at = NULL", ())
+
+    def purge_deleted(self, older_than_s: float = 0) -> int:
+        """Delete for good what has been in the trash at least ``older_than_s`` seconds; returns how many."""
+        with self.transaction() as db:
+            return db.execute(
+                "DELETE FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?",
+                (time.time() - older_than_s,),
+            ).rowcount
+
+    # --- messages ---------------------------------------------------------------------------------
+
+    def messages(self, conversation_id: str) -> list[Message]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY position",
+                (conversation_id,),
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    def get_message(self, message_id: int) -> Message:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            raise MessageNotFoundError(f"There is no message {message_id}; it may have been deleted.")
+        return _message(row)
+
+    def append_message(
+        self,
+        conversation_id: str,
+        role: Role,
+        content: str,
+        status: MessageStatus = "complete",
+        stats: dict[str, Any] | None = None,
+    ) -> Message:
+        """Add a message at the end; it is committed (fsynced) when this returns."""
+        _check_message_fields(role, status)
+        now = time.time()
+        with self.transaction() as db:
+            if db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)).rowcount == 0:
+                raise ConversationNotFoundError(
+                    f"There is no conversation {conversation_id!r}; it may have been deleted."
+                )
+            position = db.execute(
+                "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()[0]
+            cursor = db.execute(
+                "INSERT INTO messages (conversation_id, position, role, content, created_at, status, stats)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, position, role, content, now, status, _dump(stats)),
+            )
+        assert cursor.lastrowid is not None
+        return Message(cursor.lastrowid, conversation_id, position, role, content, now, status, stats)
+
+    def update_message(
+        self,
+        message_id: int,
+        *,
+        content: str | None = None,
+        status: MessageStatus | None = None,
+        stats: dict[str, Any] | None = None,
+    ) -> None:
+        """Change what is given; committed when this returns.
+
+        While the message stays "streaming" the commit skips the fsync (see the module docstring);
+        the save that ends the stream (any other status) is fully durable.
+        """
+        _check_message_fields(None, status)
+        fields = {"content": content, "status": status, "stats": _dump(stats)}
+        given = {name: value for name, value in fields.items() if value is not None}
+        with self._lock:
+            row = self._db.execute("SELECT status FROM messages WHERE id = ?", (message_id,)).fetchone()
+            if row is None:
+                raise MessageNotFoundError(f"There is no message {message_id}; it may have been deleted.")
+            if not given:
+                return
+            streaming = (status or row[0]) == "streaming"
+            with self.transaction(durable=not streaming) as db:
+                db.execute(
+                    f"UPDATE messages SET {', '.join(f'{name} = ?' for name in given)} WHERE id = ?",
+                    (*given.values(), message_id),
+                )
+
+    def delete_messages_after(self, conversation_id: str, position: int) -> int:
+        """Remove the messages after ``position`` (regenerate, edit and resend); returns how many."""
+        with self.transaction() as db:
+            return db.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND position > ?", (conversation_id, position)
+            ).rowcount
+
+    def import_conversations(self, items: Sequence[tuple[Conversation, Sequence[Message]]]) -> list[Conversation]:
+        """Add conversations as they are (times, statuses, stats) under new ids, all or none.
+
+        Ids in ``items`` are ignored, so an import never overwrites anything; positions follow list order.
+        A message still marked "streaming" comes in as "stopped": nothing is writing it any more.
+        """
+        new_ids: list[str] = []
+        with self.transaction() as db:
+            for conversation, messages in items:
+                copy = Conversation(
+                    id=uuid.uuid4().hex,
+                    title=conversation.title.strip() or "New chat",
+                    created_at=conversation.created_at,
+                    updated_at=conversation.updated_at,
+                    system_prompt=conversation.system_prompt,
+                    settings=dict(conversation.settings),
+                    model=conversation.model,
+                )
+                self._insert_conversation(db, copy)
+                for position, m in enumerate(messages):
+                    _check_message_fields(m.role, m.status)
+                    db.execute(
+                        "INSERT INTO messages (conversation_id, position, role, content, created_at, status, stats)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            copy.id,
+                            position,
+                            m.role,
+                            m.content,
+                            m.created_at,
+                            "stopped" if m.status == "streaming" else m.status,
+                            _dump(m.stats),
+                        ),
+                    )
+                new_ids.append(copy.id)
+        return [self.get_conversation(id) for id in new_ids]
+
+    # --- search -----------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Titles and message text containing every word of ``query`` (any case), best first.
+
+        Titles come first: a conversation named after what you look for is the likeliest target.
+        Conversations in the trash are left out.
+        """
+        terms = query.split()
+        if not terms or limit <= 0:
+            return []
+        with self._lock:
+            hits = self._search_titles(terms, limit)
+            hits += self._search_messages(terms, limit - len(hits))
+        return hits
+
+    def _split_terms(self, terms: list[str]) -> tuple[str | None, list[str]]:
+        """An FTS5 expression for the terms trigrams can find, and LIKE patterns for the rest."""
+        if not self.has_search_index:
+            return None, [_like_pattern(t) for t in terms]
+        long_terms = [t for t in terms if len(t) >= TRIGRAM_MIN_CHARS]
+        match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms) or None
+        return match, [_like_pattern(t) for t in terms if len(t) < TRIGRAM_MIN_CHARS]
+
+    def _search_titles(self, terms: list[str], limit: int) -> list[SearchHit]:
+        match, likes = self._split_terms(terms)
+        where = ["c.deleted_at IS NULL", *(["c.title LIKE ? ESCAPE '\\'"] * len(likes))]
+        if match is not None:
+            sql = (
+                "SELECT c.id, c.title, bm25(title_search) FROM title_search s JOIN conversations c ON c.num = s.rowid"
+                f" WHERE title_search MATCH ? AND {' AND '.join(where)} ORDER BY bm25(title_search) LIMIT ?"
+            )
+            rows = self._db.execute(sql, (match, *likes, limit)).fetchall()
+        else:
+            sql = f"SELECT c.id, c.title, 0.0 FROM conversations c WHERE {' AND '.join(where)} ORDER BY c.updated_at DESC LIMIT ?"
+            rows = self._db.execute(sql, (*likes, limit)).fetchall()
+        return [_hit(id, title, None, title, rank, terms) for id, title, rank in rows]
+
+    def _search_messages(self, terms: list[str], limit: int) -> list[SearchHit]:
+        if limit <= 0:
+            return []
+        match, likes = self._split_terms(terms)
+        where = ["c.deleted_at IS NULL", *(["m.content LIKE ? ESCAPE '\\'"] * len(likes))]
+        if match is not None:
+            sql = (
+                "SELECT c.id, c.title, m.id, m.content, s.rank FROM message_search s"
+                " JOIN messages m ON m.id = s.rowid JOIN conversations c ON c.id = m.conversation_id"
+                f" WHERE message_search MATCH ? AND {' AND '.join(where)} ORDER BY s.rank LIMIT ?"
+            )
+            rows = self._db.execute(sql, (match, *likes, limit)).fetchall()
+        else:
+            sql = (
+                "SELECT c.id, c.title, m.id, m.content, 0.0 FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+                f" WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT ?"
+            )
+            rows = self._db.execute(sql, (*likes, limit)).fetchall()
+        return [_hit(cid, title, mid, content, rank, terms) for cid, title, mid, content, rank in rows]
+
+
+def _like_pattern(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _hit(
+    conversation_id: str, title: str, message_id: int | None, text: str, rank: float, terms: list[str]
+) -> SearchHit:
+    snippet, spans = make_snippet(text, terms)
+    return SearchHit(conversation_id, title, message_id, snippet, float(rank), spans)
+
+
+def make_snippet(text: str, terms: Sequence[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """One line of ``text`` around the first match of any term, and where the terms are in it."""
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    first = pattern.search(text)
+    start = max(0, first.start() - SNIPPET_BEFORE) if first else 0
+    end = start + SNIPPET_LENGTH
+    snippet = " ".join(text[start:end].split())
+    if start > 0:
+        snippet = "…" + snippet
+    if end < len(text):
+        snippet += "…"
+    return snippet, tuple(m.span() for m in pattern.finditer(snippet))
