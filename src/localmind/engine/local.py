@@ -124,6 +124,7 @@ class LocalEngine:
         self._budget = 0
         self._chunk = 128
         self._cache = _Cache()
+        self.min_reply_reserve = MIN_REPLY_RESERVE
         self.info: LoadInfo | None = None
 
     # -- loading -------------------------------------------------------------------------------------------------
@@ -202,10 +203,14 @@ class LocalEngine:
         self._cancel.set()
 
     # -- prompts -------------------------------------------------------------------------------------------------
-    def _render(self, messages: Sequence[ChatMessage]) -> str:
+    def _render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         payload = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False)
         try:
-            return str(self._tokenizer.apply_chat_template(payload, template_str=self._template, add_generation_prompt=True))
+            return str(
+                self._tokenizer.apply_chat_template(
+                    payload, template_str=self._template, add_generation_prompt=add_generation_prompt
+                )
+            )
         except Exception as exc:
             raise EngineError(f"The model's chat template could not format this conversation: {exc}") from exc
 
@@ -216,12 +221,14 @@ class LocalEngine:
         self._require_model()
         return len(self._encode(self._render(messages)))
 
-    def fit_to_budget(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> tuple[str, int, int]:
+    def fit_to_budget(
+        self, messages: Sequence[ChatMessage], options: GenerationOptions
+    ) -> tuple[list[ChatMessage], str, int, int]:
         """Render the prompt, dropping the oldest turns (never the system prompt) until it fits.
 
-        Returns (prompt text, prompt token count, messages dropped).
+        Returns (messages kept, prompt text, prompt token count, messages dropped).
         """
-        reserve = max(MIN_REPLY_RESERVE, min(options.max_new_tokens, self._budget // 4))
+        reserve = max(self.min_reply_reserve, min(options.max_new_tokens, self._budget // 4))
         system = [m for m in messages[:1] if m.role == "system"]
         rest = list(messages[len(system) :])
         dropped = 0
@@ -229,7 +236,7 @@ class LocalEngine:
             text = self._render(system + rest)
             count = len(self._encode(text))
             if count + reserve <= self._budget:
-                return text, count, dropped
+                return system + rest, text, count, dropped
             if len(rest) <= 1:
                 break
             # Drop the oldest message, and keep dropping until the history starts with a user turn.
@@ -238,13 +245,30 @@ class LocalEngine:
             while len(rest) > 1 and rest[0].role != "user":
                 rest.pop(0)
                 dropped += 1
-        if count + MIN_REPLY_RESERVE <= self._budget:
-            return text, count, dropped
+        if count + self.min_reply_reserve <= self._budget:
+            return system + rest, text, count, dropped
         raise PromptTooLongError(
             f"This message is too long for the model's context: it needs {count:,} tokens "
             f"but the context holds {self._budget:,} (with room for a reply).",
             hint="Shorten the message or the system prompt, or raise the context size in Settings.",
         )
+
+    def _message_ends(self, messages: Sequence[ChatMessage], prompt: str) -> list[int]:
+        """Text offsets in ``prompt`` where each message ends, where the template allows knowing it.
+
+        The prompt is encoded piece by piece between these offsets, so each one is a point where text and
+        tokens line up: an edit or a regenerate can rewind there instead of re-reading the whole history.
+        """
+        ends: list[int] = []
+        for k in range(1, len(messages)):
+            try:
+                head = self._render(messages[:k], add_generation_prompt=False)
+            except EngineError:
+                continue  # some templates refuse a history that ends on a user or system turn
+            if head and prompt.startswith(head) and (not ends or len(head) > ends[-1]):
+                ends.append(len(head))
+        ends.append(len(prompt))
+        return ends
 
     # -- generation ----------------------------------------------------------------------------------------------
     def _require_model(self) -> None:
@@ -285,28 +309,33 @@ class LocalEngine:
 
     def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
         started = time.perf_counter()
-        prompt, prompt_count, dropped = self.fit_to_budget(messages, options)
+        kept, prompt, _, dropped = self.fit_to_budget(messages, options)
         text_len, token_count = self._cache.reusable_prefix(prompt)
-        new_tokens = self._encode(prompt[text_len:])
-        if not new_tokens and token_count > 0:
-            # The whole prompt is cached (regenerate): re-read its last segment to get fresh logits.
-            text_len, token_count = self._cache.reusable_prefix(prompt[: len(prompt) - 1])
-            new_tokens = self._encode(prompt[text_len:])
-        if not new_tokens:
-            raise EngineError("The conversation is empty.", hint="Type a message first.")
+        if text_len == len(prompt):
+            # The whole prompt is cached (regenerate): read its last piece again to get fresh logits.
+            text_len, token_count = self._cache.reusable_prefix(prompt[:-1])
         try:
             self._rewind(text_len, token_count)
         except Exception:
             self._rewind(0, 0)
-            text_len, token_count, new_tokens = 0, 0, self._encode(prompt)
-        reused = token_count
-        if token_count + len(new_tokens) + MIN_REPLY_RESERVE > self._budget:
+            text_len = 0
+        pieces: list[tuple[int, list[int]]] = []
+        position = text_len
+        for end in self._message_ends(kept, prompt):
+            if end > position:
+                pieces.append((end, self._encode(prompt[position:end])))
+                position = end
+        new_count = sum(len(tokens) for _, tokens in pieces)
+        reused = len(self._cache.tokens)
+        if reused + new_count + self.min_reply_reserve > self._budget and reused:
+            # Encoding piece by piece came out longer than the budget allows: start from scratch.
             self._rewind(0, 0)
-            reused, new_tokens = 0, self._encode(prompt)
+            reused, pieces = 0, [(len(prompt), self._encode(prompt))]
+            new_count = len(pieces[0][1])
 
         def stats(generated: int, first: float | None, decode_s: float) -> TurnStats:
             return TurnStats(
-                prompt_tokens=len(new_tokens) + reused,
+                prompt_tokens=new_count + reused,
                 reused_tokens=reused,
                 generated_tokens=generated,
                 time_to_first_token_s=(first - started) if first else 0.0,
@@ -317,21 +346,24 @@ class LocalEngine:
                 dropped_messages=dropped,
             )
 
-        # Prefill in chunks: a cancel point every chunk, and bounded logits memory.
-        base_text, base_tokens = self._cache.text_marks[-1], self._cache.token_marks[-1]
+        # Prefill in chunks: a cancel point every chunk, and bounded logits memory. Each finished piece is
+        # marked, so a cancel keeps what was already read.
         try:
-            for start in range(0, len(new_tokens), self._chunk):
-                if self._cancel.is_set():
-                    self._rewind(base_text, base_tokens)
-                    yield TurnFinished(FinishReason.CANCELLED, stats(0, None, 0.0))
-                    return
-                self._append(new_tokens[start : start + self._chunk])
+            for end, tokens in pieces:
+                for start in range(0, len(tokens), self._chunk):
+                    if self._cancel.is_set():
+                        self._rewind(self._cache.text_marks[-1], self._cache.token_marks[-1])
+                        yield TurnFinished(FinishReason.CANCELLED, stats(0, None, 0.0))
+                        return
+                    self._append(tokens[start : start + self._chunk])
+                self._cache.text = prompt[:end]
+                self._cache.mark()
         except Exception as exc:
             self._safe_reset()
-            yield TurnFinished(FinishReason.ERROR, stats(0, None, 0.0), error=f"The model failed while reading the prompt: {exc}")
+            yield TurnFinished(
+                FinishReason.ERROR, stats(0, None, 0.0), error=f"The model failed while reading the prompt: {exc}"
+            )
             return
-        self._cache.text = prompt
-        self._cache.mark()
 
         sampler = Sampler(options)
         stream = self._tokenizer.create_stream()
