@@ -1,0 +1,286 @@
+"""App-wide settings, kept as JSON in ``paths.settings_path()``.
+
+Reading never fails: a value that is missing, of the wrong type or out of range
+falls back to its default (with a warning in the log), and a file that is not
+JSON at all is copied to ``settings.json.bak`` before defaults are used, so the
+user's hand edits are not silently thrown away. Keys this version does not know
+(written by a newer LocalMind) are kept and written back unchanged.
+
+Writes go to a temporary file that replaces the old one in one step, so a crash
+mid-write leaves either the old settings or the new ones, never half a file.
+
+No Qt here: the terminal commands and the tests use this module too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from localmind import paths
+from localmind.engine.types import DEVICES, GenerationOptions
+from localmind.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 1
+
+Theme = Literal["system", "light", "dark"]
+Language = Literal["system", "en", "zh_CN"]
+Device = Literal["auto", "cpu", "cuda", "dml", "coreml"]
+THEMES: tuple[str, ...] = get_args(Theme)
+LANGUAGES: tuple[str, ...] = get_args(Language)
+assert get_args(Device) == DEVICES, "keep Device in step with the engine's DEVICES"
+
+CONTEXT_BUDGET_RANGE = (256, 1_048_576)
+THREADS_RANGE = (1, 1024)
+
+
+@dataclass
+class GenerationDefaults:
+    """What a new conversation starts with; a conversation's own settings override these."""
+
+    temperature: float = 0.7
+    top_p: float = 0.9
+    top_k: int = 40
+    repetition_penalty: float = 1.1
+    max_new_tokens: int = 1024
+    system_prompt: str = ""
+
+
+# A preset names a few sampling values; anything it leaves out comes from the app defaults.
+PRESETS: dict[str, dict[str, float | int]] = {
+    "precise": {"temperature": 0.2, "top_p": 0.8, "top_k": 20, "repetition_penalty": 1.1},
+    "balanced": {"temperature": 0.7, "top_p": 0.9, "top_k": 40, "repetition_penalty": 1.1},
+    "creative": {"temperature": 1.0, "top_p": 0.95, "top_k": 80, "repetition_penalty": 1.05},
+}
+GENERATION_KEYS = ("temperature", "top_p", "top_k", "repetition_penalty", "max_new_tokens")
+
+
+@dataclass
+class Settings:
+    theme: Theme = "system"
+    language: Language = "system"
+    device: Device = "auto"
+    context_budget: int = 4096
+    threads: int | None = None  # None: one per physical core
+    last_model: str | None = None
+    generation: GenerationDefaults = field(default_factory=GenerationDefaults)
+    # Keys from a newer LocalMind, written back as they were.
+    unknown: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)) and math.isfinite(value)
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], bool]:
+    return lambda value: value in options
+
+
+def _int_in(low: int, high: int) -> Callable[[Any], bool]:
+    return lambda value: _is_int(value) and low <= value <= high
+
+
+def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or check(value)
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "theme": _choice(THEMES),
+    "language": _choice(LANGUAGES),
+    "device": _choice(DEVICES),
+    "context_budget": _int_in(*CONTEXT_BUDGET_RANGE),
+    "threads": _optional(_int_in(*THREADS_RANGE)),
+    "last_model": _optional(lambda value: isinstance(value, str) and value != ""),
+}
+
+
+def _generation_value_ok(name: str, value: Any) -> bool:
+    """The engine's own rules decide what is valid, so the two never disagree."""
+    if name == "system_prompt":
+        return isinstance(value, str)
+    if name in ("top_k", "max_new_tokens") and not _is_int(value):
+        return False
+    if not _is_number(value):
+        return False
+    try:
+        dataclasses.replace(GenerationOptions(), **{name: value}).validate()
+    except UserFacingError:
+        return False
+    return True
+
+
+def _read_generation(raw: Any, source: str) -> GenerationDefaults:
+    defaults = GenerationDefaults()
+    if raw is None:
+        return defaults
+    if not isinstance(raw, dict):
+        log.warning("%s: 'generation' is not an object; using the default generation settings", source)
+        return defaults
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(GenerationDefaults):
+        if f.name not in raw:
+            continue
+        if _generation_value_ok(f.name, raw[f.name]):
+            values[f.name] = float(raw[f.name]) if isinstance(f.default, float) else raw[f.name]
+        else:
+            log.warning("%s: generation.%s = %r is not valid; using %r", source, f.name, raw[f.name], f.default)
+    return dataclasses.replace(defaults, **values)
+
+
+def settings_from_dict(raw: Mapping[str, Any], source: str = "settings") -> Settings:
+    """Build settings from parsed JSON, replacing anything invalid by its default."""
+    settings = Settings()
+    for name, check in _CHECKS.items():
+        if name not in raw:
+            continue
+        if check(raw[name]):
+            setattr(settings, name, raw[name])
+        else:
+            log.warning("%s: %s = %r is not valid; using %r", source, name, raw[name], getattr(settings, name))
+    settings.generation = _read_generation(raw.get("generation"), source)
+    known = {*_CHECKS, "generation", "version"}
+    settings.unknown = {key: value for key, value in raw.items() if key not in known}
+    return settings
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The saved settings, or defaults where there are none; never raises on a bad file."""
+    path = path or paths.settings_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("Cannot read %s (%s); using default settings", path, exc)
+        if isinstance(exc, UnicodeDecodeError):
+            _keep_backup(path)
+        return Settings()
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        log.warning("%s is not valid JSON (%s); using default settings", path, exc)
+        _keep_backup(path)
+        return Settings()
+    if not isinstance(raw, dict):
+        log.warning("%s does not hold a JSON object; using default settings", path)
+        _keep_backup(path)
+        return Settings()
+    return settings_from_dict(raw, str(path))
+
+
+def _keep_backup(path: Path) -> None:
+    backup = path.with_name(path.name + ".bak")
+    try:
+        shutil.copy2(path, backup)
+        log.warning("Kept the unreadable settings file as %s", backup)
+    except OSError as exc:
+        log.warning("Could not keep a copy of %s: %s", path, exc)
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+def settings_to_dict(settings: Settings) -> dict[str, Any]:
+    data: dict[str, Any] = dict(settings.unknown)
+    data["version"] = SETTINGS_VERSION
+    data.update({name: getattr(settings, name) for name in _CHECKS})
+    data["generation"] = dataclasses.asdict(settings.generation)
+    return data
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    """Write the settings in one atomic step (temporary file, fsync, rename)."""
+    path = path or paths.settings_path()
+    text = json.dumps(settings_to_dict(settings), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as tmp:
+                tmp.write(text)
+                tmp.flush()
+                os.fsync(tmp.fileno())
+            _replace(Path(tmp_name), path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+            raise
+    except OSError as exc:
+        raise UserFacingError(
+            f"Could not save settings to {path}: {exc.strerror or exc}.",
+            hint="Check that the data folder is writable; your changes apply until LocalMind closes.",
+        ) from exc
+
+
+def _replace(source: Path, target: Path) -> None:
+    # On Windows a virus scanner or indexer briefly holding the target makes os.replace fail; it lets go quickly.
+    for attempt in range(5):
+        try:
+            os.replace(source, target)
+            return
+        except PermissionError:
+            if attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+# --- generation options -----------------------------------------------------------------------------
+
+
+def generation_options(
+    defaults: GenerationDefaults, conversation_settings: Mapping[str, Any] | None = None, *, seed: int | None = None
+) -> GenerationOptions:
+    """The options for one turn: app defaults, then the conversation's preset, then its own values.
+
+    Invalid or unknown values in the conversation's settings are skipped (with a warning), so an
+    old or hand-edited conversation still generates.
+    """
+    values: dict[str, Any] = {name: getattr(defaults, name) for name in GENERATION_KEYS}
+    overrides = dict(conversation_settings or {})
+    preset = overrides.pop("preset", None)
+    if preset is not None:
+        if preset in PRESETS:
+            values.update(PRESETS[preset])
+        else:
+            log.warning("Unknown preset %r; using the app defaults", preset)
+    for name, value in overrides.items():
+        if name not in GENERATION_KEYS:
+            continue
+        if _generation_value_ok(name, value):
+            values[name] = value
+        else:
+            log.warning("Conversation setting %s = %r is not valid; using %r", name, value, values[name])
+    for name in GENERATION_KEYS:
+        # The app defaults could themselves be bad if a caller built them by hand.
+        if not _generation_value_ok(name, values[name]):
+            values[name] = getattr(GenerationDefaults(), name)
+    options = GenerationOptions(**values, seed=seed)
+    options.validate()
+    return options
+
+
+def preset_values(name: str, defaults: GenerationDefaults | None = None) -> dict[str, Any]:
+    """All generation values a preset means (preset over ``defaults``), e.g. to fill a settings form."""
+    values: dict[str, Any] = {n: getattr(defaults or GenerationDefaults(), n) for n in GENERATION_KEYS}
+    values.update(PRESETS[name])
+    return values
