@@ -54,14 +54,21 @@ def test_errors_keep_their_kind_and_message(engine: EngineProcess, tmp_path: Pat
     assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
 
 
-def test_cancel_from_the_parent_stops_the_turn(engine: EngineProcess) -> None:
-    seen = []
-    for event in engine.generate([ChatMessage("user", "hello")], GREEDY):
-        seen.append(event)
-        if len(seen) == 2:
-            engine.cancel()
-    assert isinstance(seen[-1], TurnFinished) and seen[-1].reason is FinishReason.CANCELLED
-    assert seen[-1].stats.generated_tokens <= 3
+def test_cancel_from_the_parent_stops_the_turn(tiny_model: Path) -> None:
+    engine = EngineProcess()
+    try:
+        # One token per prefill chunk makes a long prompt take a while: the Stop lands mid-prefill.
+        engine.load(str(tiny_model), LoadOptions(device="cpu", prefill_chunk=1))
+        started = time.perf_counter()
+        it = engine.generate([ChatMessage("user", "fox " * 900)], GREEDY)
+        engine.cancel()  # before the child even starts: must not be lost
+        events = list(it)
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason is FinishReason.CANCELLED
+        assert events[-1].stats.generated_tokens == 0
+        assert time.perf_counter() - started < 0.5
+        assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+    finally:
+        engine.close()
 
 
 def test_abandoned_iterator_leaves_the_pipe_clean(engine: EngineProcess) -> None:

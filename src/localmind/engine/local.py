@@ -299,12 +299,19 @@ class LocalEngine:
         logits = np.asarray(self._generator.get_logits(), dtype=np.float32)
         return np.array(logits.reshape(-1, logits.shape[-1])[-1], dtype=np.float32)
 
-    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None) -> Iterator[StreamEvent]:
-        """Stream one assistant turn for ``messages`` (which end with the user's message)."""
+    def generate(
+        self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None, *, reset_cancel: bool = True
+    ) -> Iterator[StreamEvent]:
+        """Stream one assistant turn for ``messages`` (which end with the user's message).
+
+        ``reset_cancel=False`` is for a parent process that cleared the shared flag itself before asking:
+        clearing it here could swallow a Stop pressed in between.
+        """
         options = options or GenerationOptions()
         options.validate()
         self._require_model()
-        self._cancel.clear()
+        if reset_cancel:
+            self._cancel.clear()
         return self._generate(list(messages), options)
 
     def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:

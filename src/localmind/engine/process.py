@@ -69,7 +69,7 @@ def _serve(conn: multiprocessing.connection.Connection, cancel: Any, data_dir: s
             elif command == "count":
                 conn.send(("ok", engine.count_tokens(*args)))
             elif command == "generate":
-                for event in engine.generate(*args):
+                for event in engine.generate(*args, reset_cancel=False):
                     conn.send(("event", event))
                 conn.send(("ok", None))
             else:
