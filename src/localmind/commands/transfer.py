@@ -1,0 +1,125 @@
+"""``localmind export`` and ``localmind import``: conversations to and from Markdown / JSON files.
+
+localmind export [--conversation ID | --all] [--format md|json] [-o FILE]   (stdout by default)
+localmind export --list                                                      ids and titles
+localmind import FILE                                                        ('-' reads stdin)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from localmind.errors import UserFacingError
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "export",
+        help="write conversations as Markdown or JSON",
+        description="Write conversations (all of them unless --conversation is given) to stdout or a file.",
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--conversation", metavar="ID", action="append", help="this conversation (repeatable; an id prefix will do)"
+    )
+    which.add_argument("--all", action="store_true", help="every conversation not in the trash (the default)")
+    which.add_argument("--list", action="store_true", help="list conversation ids and titles, then exit")
+    p.add_argument(
+        "--format", choices=("md", "json"), help="md to read, json to import later (default: from -o's suffix, else md)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.set_defaults(handler=run_export)
+
+    p = sub.add_parser(
+        "import",
+        help="add conversations from a JSON export",
+        description="Add the conversations in a LocalMind JSON export; existing conversations are never replaced.",
+    )
+    p.add_argument("file", metavar="FILE", help="a file made by 'localmind export --format json' ('-' reads stdin)")
+    p.set_defaults(handler=run_import)
+
+
+def _open_store() -> Any:
+    from localmind.core.store import ConversationStore
+
+    # A terminal command must not mark the window's reply in progress as interrupted.
+    return ConversationStore(recover_interrupted=False)
+
+
+def _resolve(store: Any, wanted: str) -> str:
+    conversations = store.list_conversations(include_deleted=True)
+    if any(c.id == wanted for c in conversations):
+        return wanted
+    matches = [c for c in conversations if c.id.startswith(wanted.lower())]
+    if len(matches) == 1:
+        return str(matches[0].id)
+    if not matches:
+        raise UserFacingError(f"There is no conversation {wanted!r}.", hint="See the ids with: localmind export --list")
+    raise UserFacingError(
+        f"{wanted!r} matches {len(matches)} conversations.", hint="Give more of the id (see: localmind export --list)."
+    )
+
+
+def _write_output(text: str, output: str | None) -> None:
+    data = text.encode("utf-8")
+    if output is None or output == "-":
+        # Bytes, not text: a Windows console's code page would choke on Chinese or emoji.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    path = Path(output).expanduser()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent.resolve())
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise UserFacingError(
+            f"Cannot write {path}: {exc.strerror or exc}.", hint="Check that the folder exists and is writable."
+        ) from exc
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from localmind.core import transfer
+
+    fmt = args.format or ("json" if args.output and args.output.lower().endswith(".json") else "md")
+    with _open_store() as store:
+        if args.list:
+            for c in store.list_conversations():
+                when = datetime.fromtimestamp(c.updated_at).strftime("%Y-%m-%d %H:%M")
+                _write_output(f"{c.id}  {when}  {c.message_count:4d} msgs  {c.title}\n", None)
+            return 0
+        ids = [_resolve(store, wanted) for wanted in args.conversation] if args.conversation else None
+        items = transfer.collect(store, ids)
+    text = transfer.to_json(items) if fmt == "json" else transfer.to_markdown(items)
+    _write_output(text, args.output)
+    if args.output and args.output != "-":
+        print(f"Exported {len(items)} conversation(s) to {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from localmind.core import transfer
+
+    with _open_store() as store:
+        if args.file == "-":
+            imported = transfer.import_json(store, sys.stdin.buffer.read(), "The input")
+        else:
+            imported = transfer.import_file(store, Path(args.file).expanduser())
+    lines = [f"Imported {len(imported)} conversation(s):"]
+    lines += [f"  {c.id}  {c.title} ({c.message_count} messages)" for c in imported]
+    _write_output("\n".join(lines) + "\n", None)
+    return 0

@@ -1,0 +1,249 @@
+"""Conversations out to Markdown (to read) and JSON (to keep), and JSON back in.
+
+The JSON format is ours and versioned::
+
+    {"format": "localmind-conversations", "version": 1, "exported_at": "...", "app": "...",
+     "conversations": [{"id", "title", "created_at", "updated_at", "system_prompt", "settings", "model",
+                        "messages": [{"role", "content", "created_at", "status", "stats"}]}]}
+
+Times are seconds since the epoch as JSON numbers, which round-trip exactly. An
+import checks the whole file before it writes anything, adds every conversation
+under a new id (it never replaces one), and is all or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, cast
+
+from localmind import APP_NAME, __version__
+from localmind.core.conversations import MESSAGE_STATUSES, ROLES, Conversation, Message, MessageStatus, Role
+from localmind.core.store import ConversationStore
+from localmind.errors import UserFacingError
+
+FORMAT = "localmind-conversations"
+FORMAT_VERSION = 1
+
+Exported = tuple[Conversation, list[Message]]
+
+
+class ImportFileError(UserFacingError):
+    """The file to import is not a LocalMind conversation export, or is damaged."""
+
+
+def collect(store: ConversationStore, conversation_ids: Sequence[str] | None = None) -> list[Exported]:
+    """The given conversations (in the trash or not) or, with ``None``, every one not in the trash."""
+    conversations = (
+        store.list_conversations()
+        if conversation_ids is None
+        else [store.get_conversation(i) for i in conversation_ids]
+    )
+    return [(c, store.messages(c.id)) for c in conversations]
+
+
+# --- JSON -------------------------------------------------------------------------------------------
+
+
+def to_json_data(items: Sequence[Exported]) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "app": f"{APP_NAME} {__version__}",
+        "conversations": [
+            {
+                "id": c.id,
+                "title": c.title,
+                "created_at": c.created_at,
+                "updated_at": c.updated_at,
+                "system_prompt": c.system_prompt,
+                "settings": c.settings,
+                "model": c.model,
+                "messages": [
+                    {
+                        "role": m.role,
+                        "content": m.content,
+                        "created_at": m.created_at,
+                        "status": m.status,
+                        "stats": m.stats,
+                    }
+                    for m in messages
+                ],
+            }
+            for c, messages in items
+        ],
+    }
+
+
+def to_json(items: Sequence[Exported]) -> str:
+    return json.dumps(to_json_data(items), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+class _Reader:
+    """Checks one JSON value and says exactly where a problem is."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, problem: str) -> ImportFileError:
+        return ImportFileError(
+            f"{self.source} cannot be imported: {where} {problem}.",
+            hint="Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        )
+
+    def field(self, obj: dict[str, Any], where: str, name: str, kinds: tuple[type, ...], default: Any = ...) -> Any:
+        if name not in obj:
+            if default is ...:
+                raise self.fail(f"{where}.{name}", "is missing")
+            return default
+        value = obj[name]
+        # bool is an int in Python; a JSON true is never a valid number here.
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            expected = " or ".join("null" if k is type(None) else _JSON_NAMES.get(k, k.__name__) for k in kinds)
+            raise self.fail(f"{where}.{name}", f"should be {expected}, not {_json_type(value)}")
+        return value
+
+    def time(self, obj: dict[str, Any], where: str, name: str, default: float) -> float:
+        value = self.field(obj, where, name, (int, float), default)
+        if not math.isfinite(value) or value < 0:
+            raise self.fail(f"{where}.{name}", f"is not a valid time ({value})")
+        return float(value)
+
+
+_JSON_NAMES: dict[type, str] = {str: "text", int: "a number", float: "a number", dict: "an object", list: "a list"}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _reject_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which are not JSON and cannot be stored back.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
+    """Check an export completely and return its conversations; :class:`ImportFileError` says what is wrong."""
+    r = _Reader(source)
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        raise r.fail("its text", f"is not UTF-8 ({exc.reason})") from exc
+    except ValueError as exc:
+        raise ImportFileError(
+            f"{source} is not JSON ({exc}).",
+            hint="Pick a file made by LocalMind's JSON export; Markdown exports cannot be imported.",
+        ) from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ImportFileError(
+            f'{source} is not a LocalMind conversation export (no "format": "{FORMAT}" header).',
+            hint="Pick a file made by LocalMind's JSON export.",
+        )
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise r.fail("its version", f"is {version!r}, expected a whole number")
+    if version > FORMAT_VERSION:
+        raise ImportFileError(
+            f"{source} was made by a newer LocalMind (format version {version}; this one reads {FORMAT_VERSION}).",
+            hint="Update LocalMind, then import it again.",
+        )
+    conversations = r.field(data, "the file", "conversations", (list,))
+    now = time.time()
+    items: list[Exported] = []
+    for i, raw in enumerate(conversations):
+        where = f"conversations[{i}]"
+        if not isinstance(raw, dict):
+            raise r.fail(where, f"should be an object, not {_json_type(raw)}")
+        created = r.time(raw, where, "created_at", now)
+        conversation = Conversation(
+            id=r.field(raw, where, "id", (str,), ""),
+            title=r.field(raw, where, "title", (str,)),
+            created_at=created,
+            updated_at=r.time(raw, where, "updated_at", created),
+            system_prompt=r.field(raw, where, "system_prompt", (str,), ""),
+            settings=r.field(raw, where, "settings", (dict,), {}),
+            model=r.field(raw, where, "model", (str, type(None)), None),
+        )
+        messages: list[Message] = []
+        for j, m in enumerate(r.field(raw, where, "messages", (list,))):
+            mwhere = f"{where}.messages[{j}]"
+            if not isinstance(m, dict):
+                raise r.fail(mwhere, f"should be an object, not {_json_type(m)}")
+            role = r.field(m, mwhere, "role", (str,))
+            if role not in ROLES:
+                raise r.fail(f"{mwhere}.role", f"is {role!r}, expected one of {', '.join(ROLES)}")
+            status = r.field(m, mwhere, "status", (str,), "complete")
+            if status not in MESSAGE_STATUSES:
+                raise r.fail(f"{mwhere}.status", f"is {status!r}, expected one of {', '.join(MESSAGE_STATUSES)}")
+            messages.append(
+                Message(
+                    id=0,
+                    conversation_id=conversation.id,
+                    position=j,
+                    role=cast(Role, role),
+                    content=r.field(m, mwhere, "content", (str,)),
+                    created_at=r.time(m, mwhere, "created_at", conversation.created_at),
+                    status=cast(MessageStatus, status),
+                    stats=r.field(m, mwhere, "stats", (dict, type(None)), None),
+                )
+            )
+        conversation.message_count = len(messages)
+        items.append((conversation, messages))
+    return items
+
+
+def import_json(store: ConversationStore, text: str | bytes, source: str = "The file") -> list[Conversation]:
+    """Add every conversation in an export to ``store`` under new ids; returns them as stored."""
+    return store.import_conversations(parse_json(text, source))
+
+
+def import_file(store: ConversationStore, path: Path) -> list[Conversation]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.", hint="Check the file name.") from exc
+    return import_json(store, data, str(path))
+
+
+# --- Markdown ---------------------------------------------------------------------------------------
+
+_ROLE_HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System"}
+_STATUS_NOTES = {"stopped": "(stopped before the end)", "error": "(generation failed)", "streaming": "(unfinished)"}
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+
+
+def conversation_markdown(conversation: Conversation, messages: Sequence[Message]) -> str:
+    """One conversation as a Markdown document meant for people; message text is kept as written."""
+    details = [f"Started {_when(conversation.created_at)}", f"last message {_when(conversation.updated_at)}"]
+    if conversation.model:
+        details.append(f"model {conversation.model}")
+    parts = [f"# {conversation.title}", f"*{', '.join(details)}*"]
+    if conversation.system_prompt:
+        parts.append("**System prompt**\n\n" + _quote(conversation.system_prompt))
+    for m in messages:
+        heading = f"## {_ROLE_HEADINGS[m.role]}"
+        if m.status in _STATUS_NOTES:
+            heading += f" {_STATUS_NOTES[m.status]}"
+        parts.append(heading)
+        parts.append(m.content.strip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
+def to_markdown(items: Sequence[Exported]) -> str:
+    return "\n---\n\n".join(conversation_markdown(c, messages) for c, messages in items)
