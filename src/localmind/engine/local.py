@@ -144,7 +144,7 @@ class LocalEngine:
         overlay = {
             "model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}},
             # og allocates the KV cache for max_length up front: never the model's full context blindly.
-            "search": {"max_length": budget, "past_present_share_buffer": False},
+            "search": {"max_length": budget},
         }
         try:
             model, device, attempts = load_with_fallback(str(folder.path), options.device, overlay, self._factory)
