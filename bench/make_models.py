@@ -83,17 +83,24 @@ def _write_tokenizer(hf_dir: Path, vocab_size: int) -> None:
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     vocab = {ch: i for i, ch in enumerate(sorted(alphabet))}
     specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    # Pad the vocabulary with pair merges of the alphabet so the ids cover the model's whole vocab.
+    # Fill the vocabulary with merges of printable ASCII ("Ġ" is the byte-level space), so a random-weight
+    # model mostly emits valid text, as a real one does: that keeps streaming and KV reuse on their real paths.
+    printable = ["Ġ", *(chr(c) for c in range(0x21, 0x7F))]
     merges: list[tuple[str, str]] = []
-    letters = sorted(alphabet)
     target = vocab_size - len(specials)
-    for a in letters:
-        for b in letters:
-            if len(vocab) >= target:
-                break
-            if a + b not in vocab:
-                vocab[a + b] = len(vocab)
-                merges.append((a, b))
+
+    def add(a: str, b: str) -> None:
+        if len(vocab) < target and a + b not in vocab:
+            vocab[a + b] = len(vocab)
+            merges.append((a, b))
+
+    pairs = [a + b for a in printable for b in printable]
+    for a in printable:
+        for b in printable:
+            add(a, b)
+    for pair in pairs:
+        for c in printable:
+            add(pair, c)
         if len(vocab) >= target:
             break
     tok = Tokenizer(models.BPE(vocab=vocab, merges=merges))

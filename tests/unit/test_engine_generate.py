@@ -204,6 +204,11 @@ def test_max_new_tokens_gives_length(engine: LocalEngine) -> None:
     assert fin.reason is FinishReason.LENGTH and fin.stats.generated_tokens == 3
 
 
+def test_min_new_tokens_masks_the_end_of_turn(engine: LocalEngine) -> None:
+    deltas, fin = run(engine, [ChatMessage("user", "hi")], GenerationOptions(temperature=0, min_new_tokens=25, max_new_tokens=25))
+    assert fin.reason is FinishReason.LENGTH and fin.stats.generated_tokens == 25
+
+
 def test_old_turns_are_dropped_to_fit_and_system_prompt_kept(tiny_model: Path, tok: Tokenizer) -> None:
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=160))

@@ -389,6 +389,8 @@ class LocalEngine:
                     reason = FinishReason.LENGTH
                     break
                 logits = self._next_logits()
+                if len(generated) < options.min_new_tokens:
+                    logits[[t for t in self._eos if t < logits.shape[0]]] = -np.inf
                 if seen:
                     sampler.apply_repetition_penalty(logits, seen)
                 token = sampler.choose(logits)

@@ -29,6 +29,7 @@ class GenerationOptions:
     repetition_penalty: float = 1.1
     max_new_tokens: int = 1024
     seed: int | None = None
+    min_new_tokens: int = 0  # the end-of-turn token is masked until this many (benchmarks force a length)
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
@@ -41,6 +42,8 @@ class GenerationOptions:
             raise UserFacingError(f"Repetition penalty must be between 0.5 and 2 (got {self.repetition_penalty}).")
         if self.max_new_tokens < 1:
             raise UserFacingError(f"Max new tokens must be at least 1 (got {self.max_new_tokens}).")
+        if not 0 <= self.min_new_tokens <= self.max_new_tokens:
+            raise UserFacingError(f"Min new tokens must be between 0 and max new tokens (got {self.min_new_tokens}).")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,193 @@
+"""Engine benchmark: LocalMind's engine against a bare og loop, KV reuse across turns, peak memory.
+
+    python bench/engine.py --model bench/models/smollm2-135m [--runs 3] [--new-tokens 128]
+
+Prints JSON. Every comparison is measured in the same run, alternating, median of ``--runs``.
+- decode tok/s and TTFT for 100- and 1,000-token prompts: LocalMind (in-process LocalEngine) vs a bare
+  og Generator loop (append the prompt, ``generate_next_token`` N times) with the same threads (goal >= 0.97x);
+- TTFT of turns 1..10 of one chat with KV reuse vs a full re-prefill each turn (goal: turn 10 <= 1.5x turn 1);
+- peak RSS of a process that loads the model and runs a 1,000-token turn with LocalMind's engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import numpy as np  # noqa: E402
+
+from localmind.engine.devices import physical_cores  # noqa: E402
+from localmind.engine.local import LocalEngine  # noqa: E402
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished  # noqa: E402
+
+WORDS = "the quick brown fox jumps over a lazy dog while seven wizards quietly box jam and pack liquor jugs".split()
+
+
+def text_of_tokens(engine: LocalEngine, target: int, seed: int = 0) -> str:
+    """ASCII words that, as one user message in the chat template, make a prompt of about ``target`` tokens."""
+    rng = random.Random(seed)
+    words: list[str] = []
+    while engine.count_tokens([ChatMessage("user", " ".join(words))]) < target:
+        words.extend(rng.choice(WORDS) for _ in range(max(1, (target - len(words)) // 4)))
+    while len(words) > 1 and engine.count_tokens([ChatMessage("user", " ".join(words))]) > target:
+        words.pop()
+    return " ".join(words)
+
+
+def fixed_length(n: int) -> GenerationOptions:
+    """Greedy, exactly ``n`` tokens (random weights may otherwise end a turn early)."""
+    return GenerationOptions(temperature=0, max_new_tokens=n, min_new_tokens=n, repetition_penalty=1.0)
+
+
+def localmind_turn(engine: LocalEngine, messages: list[ChatMessage], new_tokens: int) -> TurnFinished:
+    finished = None
+    for event in engine.generate(messages, fixed_length(new_tokens)):
+        if isinstance(event, TurnFinished):
+            finished = event
+    assert finished is not None and finished.stats.generated_tokens == new_tokens, finished
+    return finished
+
+
+def bare_og_turn(model: Any, og: Any, prompt_ids: np.ndarray, new_tokens: int, budget: int) -> tuple[float, float]:
+    """The plainest og loop: returns (ttft_s, decode tok/s)."""
+    started = time.perf_counter()
+    params = og.GeneratorParams(model)
+    params.set_search_options(max_length=budget, min_length=budget, do_sample=False)
+    generator = og.Generator(model, params)
+    generator.append_tokens(prompt_ids)
+    generator.generate_next_token()
+    generator.get_next_tokens()
+    first = time.perf_counter()
+    for _ in range(new_tokens - 1):
+        generator.generate_next_token()
+        generator.get_next_tokens()
+    end = time.perf_counter()
+    return first - started, (new_tokens - 1) / (end - first)
+
+
+def compare_decode(model_dir: str, runs: int, new_tokens: int, threads: int, budget: int) -> dict[str, Any]:
+    import onnxruntime_genai as og
+
+    engine = LocalEngine()
+    engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
+    config = og.Config(model_dir)
+    config.overlay(json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}},
+                               "search": {"max_length": budget}}))
+    bare_model = og.Model(config)
+    tokenizer = og.Tokenizer(bare_model)
+    results: dict[str, Any] = {}
+    for size in (100, 1000):
+        text = text_of_tokens(engine, size)
+        messages = [ChatMessage("user", text)]
+        prompt = engine._render(messages)
+        ids = np.asarray(tokenizer.encode(prompt), dtype=np.int32)
+        ours: list[TurnFinished] = []
+        bare: list[tuple[float, float]] = []
+        localmind_turn(engine, messages, 8)  # warm up both paths once
+        bare_og_turn(bare_model, og, ids, 8, budget)
+        for _ in range(runs):
+            engine._rewind(0, 0)  # a fresh prefill each run, like the bare loop
+            ours.append(localmind_turn(engine, messages, new_tokens))
+            bare.append(bare_og_turn(bare_model, og, ids, new_tokens, budget))
+        ttft_ours = statistics.median(f.stats.time_to_first_token_s for f in ours)
+        tps_ours = statistics.median(f.stats.tokens_per_second for f in ours)
+        ttft_bare = statistics.median(t for t, _ in bare)
+        tps_bare = statistics.median(r for _, r in bare)
+        results[f"prompt_{size}"] = {
+            "prompt_tokens": int(ids.size),
+            "localmind": {"ttft_s": round(ttft_ours, 3), "decode_tok_s": round(tps_ours, 1)},
+            "bare_og": {"ttft_s": round(ttft_bare, 3), "decode_tok_s": round(tps_bare, 1)},
+            "decode_ratio": round(tps_ours / tps_bare, 3),
+            "ttft_ratio": round(ttft_ours / ttft_bare, 3),
+        }
+    return results
+
+
+def turns_with_and_without_reuse(model_dir: str, threads: int, budget: int, turns: int = 10) -> dict[str, Any]:
+    engine = LocalEngine()
+    engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
+    reply_tokens = 48
+    messages = [ChatMessage("system", "You are a helpful assistant.")]
+    reuse: list[float] = []
+    fresh: list[float] = []
+    reused_tokens: list[int] = []
+    for turn in range(turns):
+        messages.append(ChatMessage("user", text_of_tokens(engine, 60, seed=turn)))
+        # Full re-prefill of the same history (what an app without KV reuse does every turn).
+        saved = engine._cache, engine._generator
+        engine._rewind(0, 0)
+        fin = localmind_turn(engine, messages, reply_tokens)
+        fresh.append(fin.stats.time_to_first_token_s)
+        engine._cache, engine._generator = saved
+        # The same turn with the cache kept from the previous turn.
+        reply_text: list[str] = []
+        finished = None
+        for event in engine.generate(messages, fixed_length(reply_tokens)):
+            if isinstance(event, TextDelta):
+                reply_text.append(event.text)
+            else:
+                finished = event
+        assert finished is not None
+        reuse.append(finished.stats.time_to_first_token_s)
+        reused_tokens.append(finished.stats.reused_tokens)
+        messages.append(ChatMessage("assistant", "".join(reply_text)))
+    return {
+        "turns": turns,
+        "ttft_reuse_s": [round(t, 3) for t in reuse],
+        "ttft_full_prefill_s": [round(t, 3) for t in fresh],
+        "reused_tokens": reused_tokens,
+        "turn10_over_turn1_reuse": round(reuse[-1] / reuse[0], 2),
+        "turn10_over_turn1_full_prefill": round(fresh[-1] / fresh[0], 2),
+    }
+
+
+def peak_rss(model_dir: str, threads: int, budget: int) -> dict[str, Any]:
+    """Run one 1,000-token turn in a fresh process and read its peak RSS."""
+    code = (
+        "import sys, resource; sys.path[:0] = [%r, %r];"
+        "from bench.engine import LocalEngine, localmind_turn, text_of_tokens;"
+        "from localmind.engine.types import ChatMessage, LoadOptions;"
+        "e = LocalEngine(); e.load(%r, LoadOptions(device='cpu', threads=%d, context_budget=%d));"
+        "after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
+        "localmind_turn(e, [ChatMessage('user', text_of_tokens(e, 1000))], 64);"
+        "print(after_load, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    ) % (str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[1] / "src"), model_dir, threads, budget)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    after_load, peak = (int(x) for x in out.stdout.split())
+    return {"rss_after_load_mb": round(after_load / 1024), "peak_rss_mb": round(peak / 1024)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--new-tokens", type=int, default=128)
+    ap.add_argument("--threads", type=int, default=physical_cores())
+    ap.add_argument("--budget", type=int, default=4096)
+    ap.add_argument("--skip", action="append", default=[], choices=["decode", "turns", "rss"])
+    args = ap.parse_args()
+    report: dict[str, Any] = {"model": args.model, "threads": args.threads, "runs": args.runs, "new_tokens": args.new_tokens}
+    if "decode" not in args.skip:
+        report["decode"] = compare_decode(args.model, args.runs, args.new_tokens, args.threads, args.budget)
+    if "turns" not in args.skip:
+        report["multi_turn"] = turns_with_and_without_reuse(args.model, args.threads, args.budget)
+    if "rss" not in args.skip:
+        report["memory"] = peak_rss(args.model, args.threads, args.budget)
+    report["bench_process_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
