@@ -1,0 +1,354 @@
+"""Download a model folder from the Hub, verify it and install it.
+
+Everything lands in ``<models>/.staging/<id>/`` next to a plan file (what is
+being downloaded, at which commit); every file is checked against the hash the
+Hub lists; the manifest is written last and one rename installs the folder.
+Pausing, a lost connection or a killed app leave the staging folder as it is,
+and the next start of the same download continues from there. Cancel deletes it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from localmind import paths
+from localmind.core.catalog import CatalogEntry, free_disk_bytes
+from localmind.core.hub.control import CANCEL, TransferControl
+from localmind.core.hub.errors import DownloadStopped, HubError, NotEnoughDiskError
+from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
+from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
+from localmind.core.hub.lock import DownloadLock
+from localmind.core.hub.manifest import Manifest, ManifestFile, now_iso, slugify, valid_model_id, write_manifest
+from localmind.core.hub.progress import DONE, INSTALLING, LISTING, ProgressCallback, ProgressTracker
+from localmind.core.hub.settings import HubSettings
+from localmind.core.hub.transfer import (
+    PART_SUFFIX,
+    FileFetcher,
+    FileSource,
+    OpenPart,
+    open_part_for_append,
+    part_path,
+    part_size,
+)
+from localmind.engine.validate import validate_model_folder
+from localmind.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+
+PLAN_NAME = ".localmind-download.json"
+XET_SCRATCH = ".xet"
+
+
+@dataclass(frozen=True)
+class DownloadRequest:
+    repo: str
+    revision: str = "main"
+    folder: str | None = None  # None: the repo's only model folder (an error lists them when there are several)
+    model_id: str | None = None  # None: made from the repo and folder names
+    name: str | None = None
+    fallback_device: str | None = None  # catalog downloads: if the listed folder moved, take the one for this device
+
+
+def request_for_catalog(entry: CatalogEntry, device: str = "cpu", revision: str | None = None) -> DownloadRequest:
+    variant = entry.variant_for(device)
+    name = entry.name if variant.device == "cpu" else f"{entry.name} ({variant.device.upper()})"
+    model_id = entry.id if variant.device == "cpu" else f"{entry.id}-{variant.device}"
+    return DownloadRequest(
+        repo=entry.repo,
+        revision=revision or entry.revision,
+        folder=variant.folder,
+        model_id=model_id,
+        name=name,
+        fallback_device=variant.device,
+    )
+
+
+def default_model_id(repo: str, folder: str) -> str:
+    base = slugify(repo.split("/")[-1])
+    return slugify(f"{base}-{posixpath.basename(folder)}") if folder else base
+
+
+def choose_folder(listing: RepoListing, wanted: str | None, fallback_device: str | None = None) -> str:
+    folders = listing.model_folders()
+    if not folders:
+        raise HubError(
+            f"{listing.repo} has no onnxruntime-genai model: no folder in it holds a {CONFIG_NAME}.",
+            hint="LocalMind runs ONNX models made for onnxruntime-genai; pick one from the catalog.",
+        )
+    shown = ", ".join(f or "(the repo root)" for f in folders)
+    if wanted is None:
+        if len(folders) == 1:
+            return folders[0]
+        raise HubError(
+            f"{listing.repo} holds several model variants: {shown}.",
+            hint="Pick one (in the terminal: --include FOLDER).",
+        )
+    wanted = wanted.strip("/")
+    if wanted in folders:
+        return wanted
+    if fallback_device:
+        matches = [f for f in folders if fallback_device in f.lower()]
+        if len(matches) == 1:
+            log.info("%s: %r not found, using %r", listing.repo, wanted, matches[0])
+            return matches[0]
+    raise HubError(
+        f"{listing.repo} has no model folder {wanted!r}. Folders with a model: {shown}.", hint="Pick one of those."
+    )
+
+
+def files_of_folder(listing: RepoListing, folder: str) -> list[tuple[RemoteFile, str]]:
+    """(file, path inside the installed folder) for the folder, without other model folders nested in it."""
+    nested = [f for f in listing.model_folders() if f != folder and (not folder or f.startswith(folder + "/"))]
+    result = []
+    for file in listing.files_in(folder):
+        if any(file.path.startswith(n + "/") for n in nested):
+            continue
+        relative = file.path[len(folder) + 1 :] if folder else file.path
+        if (
+            relative in (".gitattributes",)
+            or relative.endswith(PART_SUFFIX)
+            or relative.startswith((XET_SCRATCH + "/", PLAN_NAME))
+        ):
+            continue
+        result.append((file, relative))
+    return sorted(result, key=lambda pair: (pair[0].size, pair[1]))
+
+
+@dataclass(frozen=True)
+class UnfinishedDownload:
+    model_id: str
+    name: str
+    repo: str
+    revision: str
+    folder: str
+    done_bytes: int
+    total_bytes: int
+
+    def request(self) -> DownloadRequest:
+        return DownloadRequest(
+            repo=self.repo, revision=self.revision, folder=self.folder, model_id=self.model_id, name=self.name
+        )
+
+
+def _read_plan(staging: Path) -> dict[str, object] | None:
+    try:
+        data = json.loads((staging / PLAN_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _bytes_present(staging: Path, files: dict[str, object]) -> int:
+    done = 0
+    for relative, spec in files.items():
+        size = spec.get("size") if isinstance(spec, dict) else None
+        final = staging / relative
+        if isinstance(size, int) and part_size(final) == size:
+            done += size
+        else:
+            done += part_size(part_path(final))
+    return done
+
+
+def list_unfinished() -> list[UnfinishedDownload]:
+    """Downloads that were paused, failed or interrupted (the app was closed or killed): they can be resumed."""
+    root = paths.staging_dir()
+    if not root.is_dir():
+        return []
+    found = []
+    for staging in sorted(root.iterdir()):
+        plan = _read_plan(staging) if staging.is_dir() and not staging.name.startswith(".") else None
+        if plan is None:
+            continue
+        files = plan.get("files")
+        try:
+            found.append(
+                UnfinishedDownload(
+                    model_id=staging.name,
+                    name=str(plan["name"]),
+                    repo=str(plan["repo"]),
+                    revision=str(plan["revision"]),
+                    folder=str(plan["folder"]),
+                    done_bytes=_bytes_present(staging, files) if isinstance(files, dict) else 0,
+                    total_bytes=int(str(plan["total_bytes"])),
+                )
+            )
+        except (KeyError, ValueError):
+            continue
+    return found
+
+
+def discard_unfinished(model_id: str) -> None:
+    if not valid_model_id(model_id):
+        raise UserFacingError(f"{model_id!r} is not a model id.")
+    with DownloadLock(paths.staging_dir() / f"{model_id}.lock", model_id):
+        discard_folder(paths.staging_dir() / model_id)
+
+
+class DownloadJob:
+    """One download, run on the calling thread; pause/cancel through ``control`` from any thread."""
+
+    def __init__(
+        self,
+        request: DownloadRequest,
+        *,
+        token: str | None = None,
+        settings: HubSettings | None = None,
+        on_progress: ProgressCallback | None = None,
+        control: TransferControl | None = None,
+        open_part: OpenPart = open_part_for_append,
+        disk_free: Callable[[Path], int | None] = free_disk_bytes,
+    ) -> None:
+        self.request = request
+        self.token = token
+        self.settings = settings or HubSettings()
+        self.control = control or TransferControl()
+        self._open_part = open_part
+        self._disk_free = disk_free
+        label = request.model_id or request.repo
+        self.tracker = ProgressTracker(label, on_progress, self.settings.progress_interval_s)
+        self.model_id: str | None = request.model_id
+
+    def run(self) -> InstalledModel:
+        request = self.request
+        repo = check_repo_id(request.repo)
+        if request.model_id is not None and not valid_model_id(request.model_id):
+            raise UserFacingError(
+                f"{request.model_id!r} is not a valid model id.",
+                hint="Use lower-case letters, digits, '.', '-' and '_'.",
+            )
+        self.tracker.set_phase(LISTING)
+        listing = list_repo(
+            repo,
+            request.revision,
+            token=self.token,
+            settings=self.settings,
+            control=self.control,
+            on_retry=self.tracker.set_status,
+        )
+        folder = choose_folder(listing, request.folder, request.fallback_device)
+        model_id = request.model_id or default_model_id(repo, folder)
+        self.model_id = self.tracker.model_id = model_id
+        if get_installed(model_id) is not None:
+            raise UserFacingError(
+                f"{model_id} is already installed.",
+                hint=f"Remove it first to download it again (`localmind models remove {model_id}`).",
+            )
+        staging = paths.staging_dir() / model_id
+        with DownloadLock(paths.staging_dir() / f"{model_id}.lock", model_id):
+            try:
+                return self._run_locked(listing, folder, model_id, staging)
+            except DownloadStopped as stop:
+                if stop.reason == CANCEL:
+                    discard_folder(staging)
+                raise
+
+    def _run_locked(self, listing: RepoListing, folder: str, model_id: str, staging: Path) -> InstalledModel:
+        files = files_of_folder(listing, folder)
+        if not any(relative == CONFIG_NAME for _, relative in files):
+            raise HubError(f"{listing.repo}/{folder} has no {CONFIG_NAME}.", hint="Pick a folder that holds a model.")
+        name = self.request.name or (
+            f"{listing.repo.split('/')[-1]} ({posixpath.basename(folder)})" if folder else listing.repo.split("/")[-1]
+        )
+        staging.mkdir(parents=True, exist_ok=True)
+        self._write_plan(staging, listing, folder, name, files)
+        total = sum(f.size for f, _ in files)
+        present = _bytes_present(staging, {rel: {"size": f.size} for f, rel in files})
+        free = self._disk_free(staging)
+        needed = total - present
+        margin = 50_000_000 + total // 100
+        if free is not None and needed + margin > free:
+            raise NotEnoughDiskError(needed + margin, free, str(paths.models_dir()))
+        done_files = sum(1 for f, rel in files if part_size(staging / rel) == f.size and (staging / rel).is_file())
+        self.tracker.start(total, present, len(files), done_files)
+        fetcher = FileFetcher(
+            FileSource(listing.repo, listing.commit, listing.endpoint, self.token),
+            self.settings,
+            self.control,
+            on_bytes=self.tracker.add,
+            on_status=self.tracker.set_status,
+            open_part=self._open_part,
+            scratch_dir=staging / XET_SCRATCH,
+        )
+        entries = []
+        for file, relative in files:
+            final = staging / relative
+            if final.is_file() and final.stat().st_size == file.size:
+                # Renamed from .part only after its hash matched: done in an earlier run.
+                entries.append(ManifestFile(relative, file.size, file.algorithm, file.expected_hash))
+                continue
+            self.tracker.set_file(relative)
+            digest = fetcher.fetch(file, final)
+            entries.append(ManifestFile(relative, file.size, file.algorithm, digest))
+            self.tracker.file_done()
+        self.control.check()
+        self.tracker.set_phase(INSTALLING)
+        installed = self._install(staging, listing, folder, model_id, name, entries)
+        self.tracker.set_phase(DONE)
+        return installed
+
+    def _write_plan(
+        self, staging: Path, listing: RepoListing, folder: str, name: str, files: list[tuple[RemoteFile, str]]
+    ) -> None:
+        old = _read_plan(staging)
+        old_files = old.get("files") if old else None
+        wanted = {rel: {"size": f.size, "hash": f.expected_hash} for f, rel in files}
+        if isinstance(old_files, dict):
+            # A file that changed upstream since the last run: its partial bytes belong to another version.
+            for relative, spec in old_files.items():
+                if wanted.get(relative) != spec:
+                    (staging / relative).unlink(missing_ok=True)
+                    part_path(staging / relative).unlink(missing_ok=True)
+        plan = {
+            "format": 1,
+            "name": name,
+            "repo": listing.repo,
+            "revision": listing.revision,
+            "commit": listing.commit,
+            "folder": folder,
+            "endpoint": listing.endpoint,
+            "total_bytes": sum(f.size for f, _ in files),
+            "files": wanted,
+        }
+        tmp = staging / (PLAN_NAME + ".tmp")
+        tmp.write_text(json.dumps(plan, indent=2), encoding="utf-8")
+        tmp.replace(staging / PLAN_NAME)
+
+    def _install(
+        self, staging: Path, listing: RepoListing, folder: str, model_id: str, name: str, entries: list[ManifestFile]
+    ) -> InstalledModel:
+        discard_folder(staging / XET_SCRATCH)
+        (staging / PLAN_NAME).unlink(missing_ok=True)
+        try:
+            validate_model_folder(staging)
+        except UserFacingError as exc:
+            discard_folder(staging)
+            raise HubError(
+                f"{listing.repo}/{folder or ''} downloaded fine but is not a usable model: {exc}",
+                hint="Pick another model.",
+            ) from exc
+        manifest = Manifest(
+            id=model_id,
+            name=name,
+            source="hub",
+            files=tuple(sorted(entries, key=lambda e: e.path)),
+            total_bytes=sum(e.size for e in entries),
+            installed_at=now_iso(),
+            repo=listing.repo,
+            revision=listing.revision,
+            commit=listing.commit,
+            folder=folder,
+            endpoint=listing.endpoint,
+            verified_at=now_iso(),
+        )
+        write_manifest(staging, manifest)
+        install_staged(staging, model_id)
+        installed = get_installed(model_id)
+        if installed is None:  # pragma: no cover - the rename just put it there
+            raise HubError(f"{model_id} could not be installed.")
+        return installed

@@ -1,0 +1,228 @@
+"""Import a model the user already has: a folder (copied, or used where it is) or a .zip."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from localmind import paths
+from localmind.core.catalog import free_disk_bytes
+from localmind.core.hub.hashing import READ_CHUNK, SHA256, hash_file
+from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
+from localmind.core.hub.listing import CONFIG_NAME
+from localmind.core.hub.manifest import (
+    MANIFEST_NAME,
+    Manifest,
+    ManifestFile,
+    now_iso,
+    safe_relative_path,
+    slugify,
+    valid_model_id,
+    write_manifest,
+)
+from localmind.engine.validate import validate_model_folder
+from localmind.errors import UserFacingError
+
+ByteCallback = Callable[[int], None]
+_SKIP = {MANIFEST_NAME, ".DS_Store", "Thumbs.db"}
+
+
+def unique_model_id(base: str) -> str:
+    base = slugify(base)
+    taken = {p.name for p in paths.models_dir().iterdir()} if paths.models_dir().is_dir() else set()
+    candidate, n = base, 2
+    while candidate in taken or get_installed(candidate) is not None:
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate
+
+
+def _model_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in _SKIP and not p.is_symlink())
+
+
+def _check_id(model_id: str | None, fallback: str) -> str:
+    if model_id is None:
+        return unique_model_id(fallback)
+    if not valid_model_id(model_id):
+        raise UserFacingError(
+            f"{model_id!r} is not a valid model id.", hint="Use lower-case letters, digits, '.', '-' and '_'."
+        )
+    if (paths.models_dir() / model_id).exists():
+        raise UserFacingError(
+            f"A model called {model_id!r} already exists.", hint="Pick another name, or remove that model first."
+        )
+    return model_id
+
+
+def _name_for(folder: Path) -> str:
+    if folder.name.lower().startswith(("cpu", "cuda", "dml", "gpu")) and folder.parent.name:
+        return f"{folder.parent.name} ({folder.name})"
+    return folder.name
+
+
+def _copy_hashing(src: Path, dst: Path, on_bytes: ByteCallback | None) -> str:
+    hasher = hashlib.sha256()
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with src.open("rb") as reader, dst.open("wb") as writer:
+        while chunk := reader.read(READ_CHUNK):
+            writer.write(chunk)
+            hasher.update(chunk)
+            if on_bytes is not None:
+                on_bytes(len(chunk))
+    return hasher.hexdigest()
+
+
+def _check_disk(needed: int) -> None:
+    free = free_disk_bytes(paths.models_dir())
+    if free is not None and needed + 50_000_000 > free:
+        raise UserFacingError(
+            f"Not enough disk space to import: {needed / 1e9:.2f} GB needed, {free / 1e9:.2f} GB free.",
+            hint="Free some space, or import the folder by reference (it stays where it is).",
+        )
+
+
+def import_folder(
+    source: str | Path, *, copy: bool = True, model_id: str | None = None, on_bytes: ByteCallback | None = None
+) -> InstalledModel:
+    """Install a model folder: copied into LocalMind's models folder, or (``copy=False``) used where it is."""
+    folder = validate_model_folder(source).path
+    models = paths.models_dir().resolve()
+    if folder == models or models in folder.parents:
+        raise UserFacingError(f"{folder} is already inside LocalMind's models folder.", hint="Pick a folder elsewhere.")
+    model_id = _check_id(model_id, _name_for(folder))
+    files = _model_files(folder)
+    staging = paths.staging_dir() / f"import-{model_id}"
+    discard_folder(staging)
+    staging.mkdir(parents=True)
+    try:
+        entries = []
+        if copy:
+            _check_disk(sum(f.stat().st_size for f in files))
+        for path in files:
+            relative = path.relative_to(folder).as_posix()
+            if copy:
+                digest = _copy_hashing(path, staging / relative, on_bytes)
+            else:
+                digest = hash_file(path, SHA256, on_bytes=on_bytes)
+            entries.append(ManifestFile(relative, path.stat().st_size, SHA256, digest))
+        if copy:
+            validate_model_folder(staging)
+        manifest = Manifest(
+            id=model_id,
+            name=_name_for(folder),
+            source="folder" if copy else "reference",
+            files=tuple(entries),
+            total_bytes=sum(e.size for e in entries),
+            installed_at=now_iso(),
+            origin_path=str(folder),
+            verified_at=now_iso(),
+        )
+        write_manifest(staging, manifest)
+        install_staged(staging, model_id)
+    except BaseException:
+        discard_folder(staging)
+        raise
+    installed = get_installed(model_id)
+    assert installed is not None
+    return installed
+
+
+def _check_member(info: zipfile.ZipInfo) -> str:
+    name = info.filename.replace("\\", "/")
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        raise UserFacingError(
+            f"The zip contains a link ({info.filename}); it was not imported.",
+            hint="Unpack it yourself and import the folder.",
+        )
+    relative = name.rstrip("/") if info.is_dir() else name
+    if relative and not safe_relative_path(relative):
+        raise UserFacingError(
+            f"The zip contains a path that leaves its folder ({info.filename!r}); nothing was imported.",
+            hint="The file may be malicious; only import zips from sources you trust.",
+        )
+    return relative
+
+
+def import_zip(
+    zip_path: str | Path, *, model_id: str | None = None, on_bytes: ByteCallback | None = None
+) -> InstalledModel:
+    """Unpack a zipped model folder safely (no path may leave the target) and install it."""
+    zip_path = Path(zip_path).expanduser()
+    try:
+        archive = zipfile.ZipFile(zip_path)
+    except FileNotFoundError as exc:
+        raise UserFacingError(f"File not found: {zip_path}.") from exc
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UserFacingError(
+            f"{zip_path.name} is not a readable zip file ({exc}).", hint="Download it again."
+        ) from exc
+    with archive:
+        members = [(info, _check_member(info)) for info in archive.infolist()]
+        files = [(info, rel) for info, rel in members if not info.is_dir() and rel]
+        if not any(rel.split("/")[-1] == CONFIG_NAME for _, rel in files):
+            raise UserFacingError(f"{zip_path.name} holds no {CONFIG_NAME}: it is not an onnxruntime-genai model.")
+        _check_disk(sum(info.file_size for info, _ in files))
+        unpack = paths.staging_dir() / f"unzip-{slugify(zip_path.stem)}"
+        discard_folder(unpack)
+        unpack.mkdir(parents=True)
+        try:
+            hashes: dict[str, str] = {}
+            for info, relative in files:
+                hashes[relative] = _extract(archive, info, unpack / relative, on_bytes)
+            model_root = _find_model_root(unpack)
+            prefix = model_root.relative_to(unpack).as_posix()
+            validate_model_folder(model_root)
+            chosen_id = _check_id(model_id, _name_for(model_root) if prefix else zip_path.stem)
+            entries = []
+            for path in _model_files(model_root):
+                relative = path.relative_to(model_root).as_posix()
+                key = f"{prefix}/{relative}" if prefix and prefix != "." else relative
+                entries.append(ManifestFile(relative, path.stat().st_size, SHA256, hashes[key]))
+            manifest = Manifest(
+                id=chosen_id,
+                name=_name_for(model_root) if prefix not in ("", ".") else zip_path.stem,
+                source="zip",
+                files=tuple(entries),
+                total_bytes=sum(e.size for e in entries),
+                installed_at=now_iso(),
+                origin_path=str(zip_path.resolve()),
+                verified_at=now_iso(),
+            )
+            write_manifest(model_root, manifest)
+            install_staged(model_root, chosen_id)
+        finally:
+            discard_folder(unpack)
+    installed = get_installed(chosen_id)
+    assert installed is not None
+    return installed
+
+
+def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, on_bytes: ByteCallback | None) -> str:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    hasher = hashlib.sha256()
+    written = 0
+    with archive.open(info) as reader, target.open("wb") as writer:
+        while chunk := reader.read(READ_CHUNK):
+            written += len(chunk)
+            if written > info.file_size:
+                # zipfile checks CRCs, not that an entry stops at its declared size: a zip bomb would fill the disk.
+                raise UserFacingError(f"{info.filename} in the zip is larger than it claims; nothing was imported.")
+            writer.write(chunk)
+            hasher.update(chunk)
+            if on_bytes is not None:
+                on_bytes(len(chunk))
+    return hasher.hexdigest()
+
+
+def _find_model_root(unpacked: Path) -> Path:
+    if (unpacked / CONFIG_NAME).is_file():
+        return unpacked
+    configs = sorted(unpacked.rglob(CONFIG_NAME), key=lambda p: len(p.parts))
+    if len(configs) != 1:
+        names = ", ".join(str(c.parent.relative_to(unpacked)) for c in configs)
+        raise UserFacingError(f"The zip holds several models ({names}).", hint="Zip one model folder at a time.")
+    return configs[0].parent

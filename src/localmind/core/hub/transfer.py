@@ -1,0 +1,369 @@
+"""Fetch one file: our own ``.part`` file, Range resume, hashing while it streams.
+
+huggingface_hub resumes only within one call and verifies no content hash, so
+LocalMind resolves the file's URL through it (``get_hf_file_metadata``), then
+streams with the client's own HTTP session into ``<name>.part``, asking for the
+rest with ``Range`` after a dropped connection, a stall or a restart of the app.
+The bytes are hashed as they arrive; a file becomes ``<name>`` only when its
+hash is the one the Hub lists.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib.util
+import logging
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+import httpx2
+from huggingface_hub import constants as hf_constants
+from huggingface_hub import errors as hf_errors
+from huggingface_hub import get_hf_file_metadata, get_session, hf_hub_url
+from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]  # public, re-exported lazily
+
+from localmind.core.hub.control import TransferControl
+from localmind.core.hub.errors import AuthRequiredError, DownloadStopped, HubError
+from localmind.core.hub.hashing import Hasher, feed_file, new_hasher
+from localmind.core.hub.listing import RETRYABLE_STATUS, RemoteFile, explain_hub_error, is_retryable, token_arg
+from localmind.core.hub.settings import HubSettings
+
+log = logging.getLogger(__name__)
+
+PART_SUFFIX = ".part"
+_CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
+
+OpenPart = Callable[[Path], IO[bytes]]
+
+
+def open_part_for_append(path: Path) -> IO[bytes]:
+    return path.open("ab")
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """Where the files of one download come from: one repo at one commit."""
+
+    repo: str
+    commit: str
+    endpoint: str
+    token: str | None = None
+
+
+class _PartState:
+    """A part file and the hash of what it holds, kept in step as bytes are appended."""
+
+    def __init__(self, path: Path, file: RemoteFile) -> None:
+        self.path = path
+        self.file = file
+        self.size = 0
+        self.hasher: Hasher = new_hasher(file.algorithm, file.size)
+        self.resync()
+
+    def resync(self) -> None:
+        """Re-read the part when the disk disagrees with what was counted (a write that failed half way)."""
+        on_disk = part_size(self.path)
+        if on_disk != self.size:
+            self.hasher = new_hasher(self.file.algorithm, self.file.size)
+            if on_disk:
+                feed_file(self.hasher, self.path, on_disk)
+            self.size = on_disk
+
+    def reset(self) -> None:
+        with self.path.open("wb"):
+            pass
+        self.size = 0
+        self.hasher = new_hasher(self.file.algorithm, self.file.size)
+
+
+class _Retry(Exception):  # an internal signal: never leaves this module
+    def __init__(self, reason: str, *, progressed: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.progressed = progressed
+
+
+def xet_usable(settings: HubSettings) -> bool:
+    if settings.use_xet is False or hf_constants.HF_HUB_DISABLE_XET:
+        return False
+    return importlib.util.find_spec("hf_xet") is not None
+
+
+def part_path(final_path: Path) -> Path:
+    return final_path.with_name(final_path.name + PART_SUFFIX)
+
+
+class FileFetcher:
+    """Downloads files of one source; one instance per download job."""
+
+    def __init__(
+        self,
+        source: FileSource,
+        settings: HubSettings,
+        control: TransferControl,
+        *,
+        on_bytes: Callable[[int], None],
+        on_status: Callable[[str], None],
+        open_part: OpenPart = open_part_for_append,
+        scratch_dir: Path | None = None,
+    ) -> None:
+        self.source = source
+        self.settings = settings
+        self.control = control
+        self.on_bytes = on_bytes
+        self.on_status = on_status
+        self.open_part = open_part
+        self.scratch_dir = scratch_dir
+        self._hub_origin = _origin(source.endpoint)
+
+    # -- public ---------------------------------------------------------------------------------------------------
+    def fetch(self, file: RemoteFile, final_path: Path) -> str:
+        """Download ``file`` to ``final_path`` (resuming its ``.part``) and return its verified hash."""
+        final_path.parent.mkdir(parents=True, exist_ok=True)
+        part = part_path(final_path)
+        for round_ in (1, 2):
+            digest = self._download_to_part(file, part)
+            if digest == file.expected_hash:
+                part.replace(final_path)
+                return digest
+            # Corrupted in transit (or on disk): start this file over once, from zero.
+            size = part.stat().st_size if part.exists() else 0
+            part.unlink(missing_ok=True)
+            self.on_bytes(-size)
+            log.warning(
+                "%s: %s mismatch (got %s, expected %s), round %d",
+                file.path,
+                file.algorithm,
+                digest,
+                file.expected_hash,
+                round_,
+            )
+            if round_ == 1:
+                self.on_status(f"{file.path} arrived damaged; downloading it again")
+        raise HubError(
+            f"{file.path} arrived damaged twice (its {file.algorithm} does not match what Hugging Face lists); nothing was installed.",
+            hint="Try again later or on another network; if it keeps happening, the file on the Hub may be broken.",
+        )
+
+    # -- one full pass over a file ----------------------------------------------------------------------------------
+    def _download_to_part(self, file: RemoteFile, part: Path) -> str:
+        existing = part_size(part)
+        if existing > file.size:
+            part.unlink()
+            self.on_bytes(-existing)
+            existing = 0
+        if not existing and self._use_xet(file):
+            return self._fetch_with_xet(file, part)
+        state = _PartState(part, file)
+        failures = 0  # in a row without progress
+        total_failures = 0
+        while True:
+            self.control.check()
+            if state.size == file.size:
+                return state.hasher.hexdigest()
+            try:
+                self._attempt(state)
+                failures = 0
+            except _Retry as retry:
+                total_failures += 1
+                failures = 0 if retry.progressed else failures + 1
+                state.resync()
+                if failures >= self.settings.max_attempts or total_failures >= self.settings.max_total_attempts:
+                    raise HubError(
+                        f"Downloading {file.path} failed {total_failures} times ({retry.reason}).",
+                        hint="Check the internet connection and resume the download: the part already downloaded is kept.",
+                    ) from None
+                delay = self.settings.backoff(failures + 1)
+                self.on_status(f"{retry.reason}; retrying in {delay:.0f} s")
+                log.info("%s: %s; retry in %.1f s (%d in a row)", file.path, retry.reason, delay, failures)
+                self.control.sleep(delay)
+
+    def _resolve(self, file: RemoteFile) -> tuple[str, dict[str, str]]:
+        url = hf_hub_url(self.source.repo, file.path, revision=self.source.commit, endpoint=self.source.endpoint)
+        try:
+            meta = get_hf_file_metadata(
+                url,
+                token=token_arg(self.source.token),
+                timeout=self.settings.connect_timeout_s + self.settings.stall_timeout_s,
+                endpoint=self.source.endpoint,
+            )
+        except Exception as exc:
+            if is_retryable(exc):
+                raise _Retry(f"{type(exc).__name__} while asking for {file.path}") from exc
+            if isinstance(exc, hf_errors.RemoteEntryNotFoundError):
+                raise HubError(
+                    f"{file.path} is no longer in {self.source.repo} at commit {self.source.commit[:12]}.",
+                    hint="Start the download again to get the current files.",
+                ) from exc
+            if isinstance(exc, (hf_errors.HfHubHTTPError, httpx2.HTTPError, hf_errors.OfflineModeIsEnabled)):
+                raise explain_hub_error(
+                    exc, self.source.repo, self.source.commit, self.source.endpoint, had_token=bool(self.source.token)
+                ) from exc
+            raise
+        if meta.size is not None and meta.size != file.size:
+            raise HubError(
+                f"{file.path} changed on the Hub while downloading ({meta.size} bytes now, {file.size} listed).",
+                hint="Start the download again.",
+            )
+        headers = build_hf_headers(token=token_arg(self.source.token))
+        if _origin(meta.location) != self._hub_origin:
+            # LFS files are served by a CDN on another origin: the token is for the Hub only.
+            headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+        headers["Accept-Encoding"] = "identity"
+        return meta.location, headers
+
+    def _attempt(self, state: _PartState) -> None:
+        """One request: append what arrives to the part file, or raise ``_Retry``."""
+        file = state.file
+        location, headers = self._resolve(file)
+        if state.size:
+            headers["Range"] = f"bytes={state.size}-"
+        timeout = httpx2.Timeout(
+            connect=self.settings.connect_timeout_s,
+            read=self.settings.stall_timeout_s,
+            write=self.settings.stall_timeout_s,
+            pool=self.settings.connect_timeout_s,
+        )
+        start = state.size
+        try:
+            with get_session().stream("GET", location, headers=headers, timeout=timeout) as response:
+                unregister = self.control.register_closer(response.close)
+                try:
+                    if self._check_response(response, state):
+                        self._stream(response, state)
+                finally:
+                    unregister()
+        except (httpx2.TransportError, httpx2.StreamError) as exc:
+            self.control.check()  # a stop closes the stream: that is not a network failure
+            if isinstance(exc, httpx2.ReadTimeout):
+                reason = f"no data for {self.settings.stall_timeout_s:.0f} s"
+            else:
+                reason = type(exc).__name__
+            raise _Retry(f"connection problem ({reason})", progressed=state.size > start) from exc
+        if state.size < file.size:
+            raise _Retry("the connection ended early", progressed=state.size > start)
+
+    def _check_response(self, response: Any, state: _PartState) -> bool:
+        """Whether the body should be read (False: nothing left to read); raises for statuses that stop here."""
+        file = state.file
+        status = response.status_code
+        if status == 416 and state.size >= file.size:
+            return False
+        if status == 416 or (status == 200 and state.size):
+            # The server ignored the Range (or does not have what the part holds): start this file over.
+            log.info("%s: server answered %d to a Range request; restarting the file", file.path, status)
+            self.on_status(f"the server cannot resume {file.path}; restarting it")
+            self.on_bytes(-state.size)
+            state.reset()
+            if status == 416:
+                raise _Retry("the server refused to resume")
+            return True
+        if status == 206:
+            match = _CONTENT_RANGE.match(response.headers.get("Content-Range", ""))
+            if not match or int(match.group(1)) != state.size:
+                raise _Retry("the server sent the wrong part of the file")
+            return True
+        if status == 200:
+            return True
+        if status in (401, 403):
+            if _origin(str(response.request.url)) != self._hub_origin:
+                # A CDN link can expire during a long pause: resolving the file again gives a fresh one.
+                raise _Retry(f"the download link expired (HTTP {status})")
+            raise AuthRequiredError(self.source.repo, had_token=bool(self.source.token))
+        if status in RETRYABLE_STATUS:
+            raise _Retry(f"the server answered HTTP {status}")
+        if status == 404:
+            raise HubError(
+                f"{file.path} was not found on the server (HTTP 404).", hint="Start the download again later."
+            )
+        raise HubError(f"The server answered HTTP {status} for {file.path}.", hint="Try again later.")
+
+    def _stream(self, response: Any, state: _PartState) -> None:
+        file = state.file
+        try:
+            with self.open_part(state.path) as handle:
+                # Chunks as they arrive: a fixed chunk size would buffer bytes that a dropped connection then loses.
+                for chunk in response.iter_raw():
+                    if state.size + len(chunk) > file.size:
+                        # More than the Hub listed: damaged. Keep the listed length so the hash check decides.
+                        chunk = chunk[: file.size - state.size]
+                    handle.write(chunk)
+                    state.hasher.update(chunk)
+                    state.size += len(chunk)
+                    self.on_bytes(len(chunk))
+                    if self.control.stopped or state.size >= file.size:
+                        break
+                if self.settings.fsync:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+                raise HubError(
+                    f"The disk is full: {file.path} could not be written to {state.path.parent}.",
+                    hint="Free some disk space and resume the download; what was downloaded so far is kept.",
+                ) from exc
+            raise HubError(
+                f"Cannot write {state.path}: {exc.strerror or exc}.",
+                hint="Check the disk and the folder's permissions.",
+            ) from exc
+        self.control.check()
+
+    # -- Xet -------------------------------------------------------------------------------------------------------
+    def _use_xet(self, file: RemoteFile) -> bool:
+        return bool(file.xet_hash) and xet_usable(self.settings)
+
+    def _fetch_with_xet(self, file: RemoteFile, part: Path) -> str:
+        """The Hub's Xet path (deduplicated chunks): faster, but it cannot resume our ``.part``; used for fresh files."""
+        from huggingface_hub import hf_hub_download
+
+        from localmind.core.hub.hashing import hash_file
+        from localmind.core.hub.xet import progress_class
+
+        scratch = self.scratch_dir or part.parent / ".xet"
+        done = 0
+
+        def count(n: int) -> None:
+            nonlocal done
+            done += n
+            self.on_bytes(n)
+
+        try:
+            local = hf_hub_download(
+                self.source.repo,
+                file.path,
+                revision=self.source.commit,
+                local_dir=scratch,
+                endpoint=self.source.endpoint,
+                token=token_arg(self.source.token),
+                tqdm_class=progress_class(count, self.control),
+            )
+        except DownloadStopped:
+            raise
+        except Exception as exc:
+            self.control.check()
+            self.on_bytes(-done)
+            raise explain_hub_error(
+                exc, self.source.repo, self.source.commit, self.source.endpoint, had_token=bool(self.source.token)
+            ) from exc
+        Path(local).replace(part)
+        shutil.rmtree(scratch, ignore_errors=True)
+        self.on_bytes(file.size - done)
+        return hash_file(part, file.algorithm, check=self.control.check)
+
+
+def part_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port
