@@ -26,13 +26,33 @@ from typing import Any
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from localmind.engine.devices import physical_cores  # noqa: E402
-from localmind.engine.local import LocalEngine  # noqa: E402
-from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished  # noqa: E402
+from localmind.engine.devices import physical_cores
+from localmind.engine.local import LocalEngine
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished
 
-WORDS = "the quick brown fox jumps over a lazy dog while seven wizards quietly box jam and pack liquor jugs".split()
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "box",
+    "jam",
+    "and",
+    "pack",
+    "liquor",
+    "jugs",
+]
 
 
 def text_of_tokens(engine: LocalEngine, target: int, seed: int = 0) -> str:
@@ -83,8 +103,14 @@ def compare_decode(model_dir: str, runs: int, new_tokens: int, threads: int, bud
     engine = LocalEngine()
     engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
     config = og.Config(model_dir)
-    config.overlay(json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}},
-                               "search": {"max_length": budget}}))
+    config.overlay(
+        json.dumps(
+            {
+                "model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}},
+                "search": {"max_length": budget},
+            }
+        )
+    )
     bare_model = og.Model(config)
     tokenizer = og.Tokenizer(bare_model)
     results: dict[str, Any] = {}
@@ -154,19 +180,29 @@ def turns_with_and_without_reuse(model_dir: str, threads: int, budget: int, turn
 
 
 def peak_rss(model_dir: str, threads: int, budget: int) -> dict[str, Any]:
-    """Run one 1,000-token turn in a fresh process and read its peak RSS."""
-    code = (
-        "import sys, resource; sys.path[:0] = [%r, %r];"
-        "from bench.engine import LocalEngine, localmind_turn, text_of_tokens;"
-        "from localmind.engine.types import ChatMessage, LoadOptions;"
-        "e = LocalEngine(); e.load(%r, LoadOptions(device='cpu', threads=%d, context_budget=%d));"
-        "after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
-        "localmind_turn(e, [ChatMessage('user', text_of_tokens(e, 1000))], 64);"
-        "print(after_load, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    ) % (str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[1] / "src"), model_dir, threads, budget)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
-    after_load, peak = (int(x) for x in out.stdout.split())
-    return {"rss_after_load_mb": round(after_load / 1024), "peak_rss_mb": round(peak / 1024)}
+    """Run one 1,000-token turn in a fresh process (``--rss-probe``) and read its peak RSS."""
+    cmd = [
+        sys.executable,
+        __file__,
+        "--model",
+        model_dir,
+        "--threads",
+        str(threads),
+        "--budget",
+        str(budget),
+        "--rss-probe",
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=600)
+    return json.loads(out.stdout)
+
+
+def rss_probe(model_dir: str, threads: int, budget: int) -> None:
+    engine = LocalEngine()
+    engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
+    after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    localmind_turn(engine, [ChatMessage("user", text_of_tokens(engine, 1000))], 64)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"rss_after_load_mb": round(after_load / 1024), "peak_rss_mb": round(peak / 1024)}))
 
 
 def main() -> None:
@@ -177,8 +213,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=physical_cores())
     ap.add_argument("--budget", type=int, default=4096)
     ap.add_argument("--skip", action="append", default=[], choices=["decode", "turns", "rss"])
+    ap.add_argument("--rss-probe", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    report: dict[str, Any] = {"model": args.model, "threads": args.threads, "runs": args.runs, "new_tokens": args.new_tokens}
+    if args.rss_probe:
+        rss_probe(args.model, args.threads, args.budget)
+        return
+    report: dict[str, Any] = {
+        "model": args.model,
+        "threads": args.threads,
+        "runs": args.runs,
+        "new_tokens": args.new_tokens,
+    }
     if "decode" not in args.skip:
         report["decode"] = compare_decode(args.model, args.runs, args.new_tokens, args.threads, args.budget)
     if "turns" not in args.skip:

@@ -22,26 +22,57 @@ from typing import Any
 
 SHAPES: dict[str, dict[str, Any]] = {
     "smollm2-135m": {
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-        "hidden_size": 576, "num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,
-        "intermediate_size": 1536, "vocab_size": 49152, "tie_word_embeddings": True, "rope_theta": 100000.0,
-        "max_position_embeddings": 8192, "rms_norm_eps": 1e-5, "hidden_act": "silu",
-        "bos_token_id": 1, "eos_token_id": 2,
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 576,
+        "num_hidden_layers": 30,
+        "num_attention_heads": 9,
+        "num_key_value_heads": 3,
+        "intermediate_size": 1536,
+        "vocab_size": 49152,
+        "tie_word_embeddings": True,
+        "rope_theta": 100000.0,
+        "max_position_embeddings": 8192,
+        "rms_norm_eps": 1e-5,
+        "hidden_act": "silu",
+        "bos_token_id": 1,
+        "eos_token_id": 2,
     },
     "qwen3-0.6b": {
-        "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
-        "hidden_size": 1024, "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8,
-        "head_dim": 128, "intermediate_size": 3072, "vocab_size": 151936, "tie_word_embeddings": True,
-        "rope_theta": 1000000.0, "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "hidden_act": "silu",
-        "bos_token_id": 151643, "eos_token_id": 151645,
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        "hidden_size": 1024,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "intermediate_size": 3072,
+        "vocab_size": 151936,
+        "tie_word_embeddings": True,
+        "rope_theta": 1000000.0,
+        "max_position_embeddings": 40960,
+        "rms_norm_eps": 1e-6,
+        "hidden_act": "silu",
+        "bos_token_id": 151643,
+        "eos_token_id": 151645,
     },
     # A few-MB llama for correctness checks (KV reuse vs fresh prefill) that builds in seconds.
     "micro-llama": {
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-        "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-        "intermediate_size": 128, "vocab_size": 512, "tie_word_embeddings": True, "rope_theta": 10000.0,
-        "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "hidden_act": "silu",
-        "bos_token_id": 1, "eos_token_id": 2,
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "intermediate_size": 128,
+        "vocab_size": 512,
+        "tie_word_embeddings": True,
+        "rope_theta": 10000.0,
+        "max_position_embeddings": 2048,
+        "rms_norm_eps": 1e-5,
+        "hidden_act": "silu",
+        "bos_token_id": 1,
+        "eos_token_id": 2,
         # Large random weights keep greedy output sensitive to the whole context (small ones loop on 2 tokens).
         "init_std": 0.5,
     },
@@ -69,8 +100,21 @@ def build(name: str, out_root: Path, precision: str = "int4") -> dict[str, Any]:
         if out.exists():
             shutil.rmtree(out)
         env = dict(os.environ, ORT_DISABLE_TELEMETRY="1")
-        cmd = [sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", str(hf_dir), "-o", str(out),
-               "-p", precision, "-e", "cpu", "-c", str(Path(tmp) / "cache")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "onnxruntime_genai.models.builder",
+            "-i",
+            str(hf_dir),
+            "-o",
+            str(out),
+            "-p",
+            precision,
+            "-e",
+            "cpu",
+            "-c",
+            str(Path(tmp) / "cache"),
+        ]
         subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {"model": name, "dir": str(out), "bytes": size, "build_s": round(time.perf_counter() - t0, 1)}
@@ -112,10 +156,20 @@ def _write_tokenizer(hf_dir: Path, vocab_size: int) -> None:
         "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
         "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
     )
-    (hf_dir / "tokenizer_config.json").write_text(json.dumps({
-        "tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|im_end|>",
-        "pad_token": "<|endoftext|>", "unk_token": "<|endoftext|>", "add_bos_token": False, "chat_template": template,
-    }), encoding="utf-8")
+    (hf_dir / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "tokenizer_class": "GPT2Tokenizer",
+                "bos_token": "<|endoftext|>",
+                "eos_token": "<|im_end|>",
+                "pad_token": "<|endoftext|>",
+                "unk_token": "<|endoftext|>",
+                "add_bos_token": False,
+                "chat_template": template,
+            }
+        ),
+        encoding="utf-8",
+    )
 
 
 def main() -> None:

@@ -25,21 +25,25 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer  # noqa: E402
+import itertools
 
-from bench.engine import fixed_length, text_of_tokens  # noqa: E402
-from localmind.engine.process import EngineProcess  # noqa: E402
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+
+from bench.engine import fixed_length, text_of_tokens
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, LoadOptions  # noqa: E402
-from localmind.workers.inference import InferenceService  # noqa: E402
+from localmind.engine.process import EngineProcess
+from localmind.engine.types import ChatMessage, LoadOptions
+from localmind.workers.inference import InferenceService
 
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def measure(app: QCoreApplication, factory: Any, model: str, prompt: str, new_tokens: int, label: str) -> dict[str, Any]:
+def measure(
+    app: QCoreApplication, factory: Any, model: str, prompt: str, new_tokens: int, label: str
+) -> dict[str, Any]:
     service = InferenceService(engine_factory=factory)
     done: dict[str, Any] = {}
     service.loaded.connect(lambda info: done.setdefault("loaded", info))
@@ -70,7 +74,7 @@ def measure(app: QCoreApplication, factory: Any, model: str, prompt: str, new_to
     service.shutdown()
     if "error" in done:
         raise SystemExit(done["error"])
-    lateness = [max(0.0, (b - a) - 0.005) * 1000 for a, b in zip(ticks, ticks[1:])]
+    lateness = [max(0.0, (b - a) - 0.005) * 1000 for a, b in itertools.pairwise(ticks)]
     stats = done["finished"].stats
     return {
         "engine": label,
@@ -106,12 +110,17 @@ def main() -> None:
         results.append(measure(app, LocalEngine, args.model, prompt, args.new_tokens, "same process, worker thread"))
     goal = {"p99_ms": 16, "max_ms": 50}
     app_run = results[0]["lateness_ms"]
-    print(json.dumps({
-        "model": args.model,
-        "goal": goal,
-        "met": app_run["p99"] <= goal["p99_ms"] and app_run["max"] <= goal["max_ms"],
-        "runs": results,
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "model": args.model,
+                "goal": goal,
+                "met": app_run["p99"] <= goal["p99_ms"] and app_run["max"] <= goal["max_ms"],
+                "runs": results,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """Command line entry point: the window by default, subcommands for terminal use.
 
-    localmind [--data-dir DIR] [--model DIR]        open the window
-    localmind chat --model DIR [--prompt TEXT] ...  chat in the terminal
-    localmind info                                  versions, devices, folders
-    localmind models ...                            list / download / verify / remove / import
-    localmind export ... | import FILE              conversations to and from Markdown / JSON
+localmind [--data-dir DIR] [--model DIR]        open the window
+localmind chat --model DIR [--prompt TEXT] ...  chat in the terminal
+localmind info                                  versions, devices, folders
+localmind models ...                            list / download / verify / remove / import
+localmind export ... | import FILE              conversations to and from Markdown / JSON
 """
 
 from __future__ import annotations

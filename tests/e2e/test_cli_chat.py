@@ -40,7 +40,9 @@ def test_prompt_from_stdin_and_system_prompt(tiny_model: Path) -> None:
 
 
 def test_interactive_chat_reuses_the_cache(tiny_model: Path) -> None:
-    proc = localmind("chat", "--model", str(tiny_model), "--stats", "--temperature", "0", stdin="hi\nand again\nthird\n")
+    proc = localmind(
+        "chat", "--model", str(tiny_model), "--stats", "--temperature", "0", stdin="hi\nand again\nthird\n"
+    )
     assert proc.returncode == 0, proc.stderr
     replies = proc.stdout.strip("\n").split("\n")
     assert len(replies) == 3 and all(r in REPLIES for r in replies)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from pathlib import Path
 
@@ -47,7 +48,9 @@ def test_load_and_stream_the_exact_reply_with_the_real_engine(qtbot, make_servic
     assert not service.busy
 
 
-def test_load_failure_is_reported_and_the_service_stays_usable(qtbot, make_service, tiny_model: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_load_failure_is_reported_and_the_service_stays_usable(
+    qtbot, make_service, tiny_model: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     service = make_service(LocalEngine)
     with qtbot.waitSignal(service.load_failed, timeout=10000) as failed:
         service.load(str(tmp_path / "missing"))
@@ -129,5 +132,5 @@ def test_the_gui_thread_stays_responsive_while_the_child_process_works(qtbot, ma
     with qtbot.waitSignal(service.finished, timeout=20000):
         service.generate([ChatMessage("user", "fox " * 900)], GREEDY)
     timer.stop()
-    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert gaps and max(gaps) < 0.25  # a coarse guard; bench/ui_lag.py measures the real figures

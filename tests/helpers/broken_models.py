@@ -90,8 +90,14 @@ def external_data_missing(good: Path, dst: Path) -> Path:
     raw = [numpy_helper.from_array(numpy_helper.to_array(t), t.name) for t in model.graph.initializer]
     del model.graph.initializer[:]
     model.graph.initializer.extend(raw)
-    onnx.save(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-              location="model.onnx.data", size_threshold=0)
+    onnx.save(
+        model,
+        str(path),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="model.onnx.data",
+        size_threshold=0,
+    )
     (dst / "model.onnx.data").unlink()
     return dst
 

@@ -40,12 +40,17 @@ CHAT_TEMPLATE = (
 
 CORPUS = [
     *REPLIES,
-    "user assistant system", "hello hi how are you", "The quick brown fox jumps over the lazy dog.",
-    "中文 日本語 한국어", "emoji 😀 🚀", "Tell me a story about a cat.", "What is 2 + 2?",
+    "user assistant system",
+    "hello hi how are you",
+    "The quick brown fox jumps over the lazy dog.",
+    "中文 日本語 한국어",
+    "emoji 😀 🚀",
+    "Tell me a story about a cat.",
+    "What is 2 + 2?",
 ] * 20
 
 
-def train_tokenizer() -> "object":
+def train_tokenizer() -> object:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -61,7 +66,7 @@ def train_tokenizer() -> "object":
     return tok
 
 
-def _next_table(tok: "object", vocab: int) -> list[int]:
+def _next_table(tok: object, vocab: int) -> list[int]:
     """NEXT flattened as [vocab * VARIANTS]; anything unplanned ends the turn.
 
     The digest moves as tokens are generated, so each chain is laid out along
@@ -85,7 +90,7 @@ def _next_table(tok: "object", vocab: int) -> list[int]:
     return table
 
 
-def build_graph(vocab: int, table: list[int]) -> "object":
+def build_graph(vocab: int, table: list[int]) -> object:
     from onnx import TensorProto, helper
 
     f, i64 = TensorProto.FLOAT, TensorProto.INT64

@@ -26,7 +26,9 @@ def chatml(messages: list[ChatMessage]) -> str:
     return "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages) + "<|im_start|>assistant\n"
 
 
-def run(engine: LocalEngine, messages: list[ChatMessage], options: GenerationOptions = GREEDY) -> tuple[list[str], TurnFinished]:
+def run(
+    engine: LocalEngine, messages: list[ChatMessage], options: GenerationOptions = GREEDY
+) -> tuple[list[str], TurnFinished]:
     deltas: list[str] = []
     finished = None
     for event in engine.generate(messages, options):
@@ -118,8 +120,8 @@ def test_reuse_matches_fresh_prefill_over_many_turns(tiny_model: Path, tok: Toke
 
 
 def test_regenerate_rewinds_to_the_prompt(engine: LocalEngine, tok: Tokenizer) -> None:
-    msgs = conversation(2) + [ChatMessage("user", "again")]
-    first, fin1 = run(engine, msgs)
+    msgs = [*conversation(2), ChatMessage("user", "again")]
+    first, _fin1 = run(engine, msgs)
     again, fin2 = run(engine, msgs)
     assert first == again
     assert "".join(again) == expected(tok, msgs)
@@ -128,9 +130,9 @@ def test_regenerate_rewinds_to_the_prompt(engine: LocalEngine, tok: Tokenizer) -
 
 
 def test_edit_rewinds_to_the_edited_message(engine: LocalEngine, tok: Tokenizer) -> None:
-    msgs = conversation(3) + [ChatMessage("user", "last")]
+    msgs = [*conversation(3), ChatMessage("user", "last")]
     run(engine, msgs)
-    edited = msgs[:3] + [ChatMessage("user", "an edited question, longer than before")]
+    edited = [*msgs[:3], ChatMessage("user", "an edited question, longer than before")]
     deltas, fin = run(engine, edited)
     assert "".join(deltas) == expected(tok, edited)
     assert fin.stats.reused_tokens == len(tok.encode(chatml(msgs[:3])[: -len("<|im_start|>assistant\n")]).ids)
@@ -200,19 +202,21 @@ def test_cancel_during_decode_then_continue(engine: LocalEngine, tok: Tokenizer,
 
 
 def test_max_new_tokens_gives_length(engine: LocalEngine) -> None:
-    deltas, fin = run(engine, [ChatMessage("user", "hi")], GenerationOptions(temperature=0, max_new_tokens=3))
+    _deltas, fin = run(engine, [ChatMessage("user", "hi")], GenerationOptions(temperature=0, max_new_tokens=3))
     assert fin.reason is FinishReason.LENGTH and fin.stats.generated_tokens == 3
 
 
 def test_min_new_tokens_masks_the_end_of_turn(engine: LocalEngine) -> None:
-    deltas, fin = run(engine, [ChatMessage("user", "hi")], GenerationOptions(temperature=0, min_new_tokens=25, max_new_tokens=25))
+    _deltas, fin = run(
+        engine, [ChatMessage("user", "hi")], GenerationOptions(temperature=0, min_new_tokens=25, max_new_tokens=25)
+    )
     assert fin.reason is FinishReason.LENGTH and fin.stats.generated_tokens == 25
 
 
 def test_old_turns_are_dropped_to_fit_and_system_prompt_kept(tiny_model: Path, tok: Tokenizer) -> None:
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=160))
-    msgs = conversation(6) + [ChatMessage("user", "newest")]
+    msgs = [*conversation(6), ChatMessage("user", "newest")]
     options = GenerationOptions(temperature=0, max_new_tokens=32)
     kept, prompt, count, dropped = engine.fit_to_budget(msgs, options)
     assert dropped > 0 and dropped % 2 == 0
@@ -232,7 +236,7 @@ def test_a_message_larger_than_the_budget_is_a_clear_error(tiny_model: Path) -> 
         list(engine.generate([ChatMessage("user", "word " * 500)], GREEDY))
     assert "too long" in str(err.value) and "128" in str(err.value)
     # Nothing broke.
-    deltas, fin = run(engine, [ChatMessage("user", "hi")])
+    _deltas, fin = run(engine, [ChatMessage("user", "hi")])
     assert fin.reason is FinishReason.END_OF_TURN
 
 

@@ -19,7 +19,9 @@ from tests.helpers.tiny_model import REPLIES
 
 
 def reply_of(engine: LocalEngine, messages: list[ChatMessage]) -> str:
-    return "".join(e.text for e in engine.generate(messages, GenerationOptions(temperature=0)) if isinstance(e, TextDelta))
+    return "".join(
+        e.text for e in engine.generate(messages, GenerationOptions(temperature=0)) if isinstance(e, TextDelta)
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(BROKEN))
@@ -41,7 +43,9 @@ def test_cli_reports_broken_folder_in_one_line(kind: str, tiny_model: Path, tmp_
     folder = make(tiny_model, tmp_path / "m")
     proc = subprocess.run(
         [sys.executable, "-m", "localmind", "chat", "--model", str(folder), "--prompt", "hi"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 1
     assert proc.stdout == ""
@@ -152,11 +156,12 @@ def test_broken_chat_template_falls_back_with_a_warning(tiny_model: Path, tmp_pa
 
 
 def test_telemetry_is_disabled_before_og_loads() -> None:
-    code = (
-        "import os, localmind.cli, localmind.engine.local;"
-        "print(os.environ.get('ORT_DISABLE_TELEMETRY'))"
+    code = "import os, localmind.cli, localmind.engine.local;print(os.environ.get('ORT_DISABLE_TELEMETRY'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in __import__("os").environ.items() if k != "ORT_DISABLE_TELEMETRY"},
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env={
-        k: v for k, v in __import__("os").environ.items() if k != "ORT_DISABLE_TELEMETRY"
-    })
     assert out.stdout.strip() == "1", out.stderr

@@ -10,14 +10,24 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from localmind.engine.types import DEVICES, ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.types import (
+    DEVICES,
+    ChatMessage,
+    FinishReason,
+    GenerationOptions,
+    LoadOptions,
+    TextDelta,
+    TurnFinished,
+)
 from localmind.errors import UserFacingError
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("chat", help="chat with a model in the terminal")
     p.add_argument("--model", required=True, metavar="DIR", help="model folder (contains genai_config.json)")
-    p.add_argument("--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)")
+    p.add_argument(
+        "--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)"
+    )
     p.add_argument("--system", metavar="TEXT", help="system prompt")
     p.add_argument("--prompt", metavar="TEXT", help="send one message, print the reply and exit ('-' reads stdin)")
     p.add_argument("--max-new-tokens", type=int, default=1024, metavar="N")
@@ -32,7 +42,9 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def _stream_turn(engine: Any, history: list[ChatMessage], options: GenerationOptions, out: TextIO) -> tuple[str, TurnFinished]:
+def _stream_turn(
+    engine: Any, history: list[ChatMessage], options: GenerationOptions, out: TextIO
+) -> tuple[str, TurnFinished]:
     parts: list[str] = []
     finished: TurnFinished | None = None
     for event in engine.generate(history, options):
@@ -73,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
     engine = LocalEngine()
     info = engine.load(args.model, LoadOptions(device=args.device, threads=args.threads, context_budget=args.context))
     if args.stats:
-        print(f"[{info.model_name}] device {info.device}, {info.threads} threads, load {info.load_s:.2f} s", file=sys.stderr)
+        print(
+            f"[{info.model_name}] device {info.device}, {info.threads} threads, load {info.load_s:.2f} s",
+            file=sys.stderr,
+        )
         for device, reason in info.fallback_reasons:
             print(f"  {device} not used: {reason}", file=sys.stderr)
     for warning in info.warnings:
@@ -95,7 +110,10 @@ def run(args: argparse.Namespace) -> int:
 
     interactive = sys.stdin.isatty()
     if interactive:
-        print(f"Chatting with {info.model_name} on {info.device}. Empty line or Ctrl+D to quit; Ctrl+C stops a reply.", file=sys.stderr)
+        print(
+            f"Chatting with {info.model_name} on {info.device}. Empty line or Ctrl+D to quit; Ctrl+C stops a reply.",
+            file=sys.stderr,
+        )
     while True:
         try:
             line = input("> " if interactive else "")

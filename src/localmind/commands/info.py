@@ -34,7 +34,11 @@ def collect(model: str | None = None) -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.release()} ({platform.machine()})",
         "onnxruntime_genai": next(
-            (f"{v} ({n})" for n in ("onnxruntime-genai", "onnxruntime-genai-cuda", "onnxruntime-genai-winml") if (v := pkg(n))),
+            (
+                f"{v} ({n})"
+                for n in ("onnxruntime-genai", "onnxruntime-genai-cuda", "onnxruntime-genai-winml")
+                if (v := pkg(n))
+            ),
             None,
         ),
         "onnxruntime": pkg("onnxruntime") or pkg("onnxruntime-gpu") or pkg("onnxruntime-directml"),
@@ -55,9 +59,13 @@ def collect(model: str | None = None) -> dict[str, Any]:
                 report["devices"].append({"device": device, "label": DEVICE_LABELS[device], "ok": True})
             except Exception as exc:
                 reason = str(exc).strip().splitlines()[0][:240] if str(exc).strip() else type(exc).__name__
-                report["devices"].append({"device": device, "label": DEVICE_LABELS[device], "ok": False, "reason": reason})
+                report["devices"].append(
+                    {"device": device, "label": DEVICE_LABELS[device], "ok": False, "reason": reason}
+                )
     else:
-        report["devices"] = [{"device": d, "label": DEVICE_LABELS[d], "tried_in_auto": True} for d in candidate_devices("auto")]
+        report["devices"] = [
+            {"device": d, "label": DEVICE_LABELS[d], "tried_in_auto": True} for d in candidate_devices("auto")
+        ]
     return report
 
 

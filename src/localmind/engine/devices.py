@@ -18,7 +18,12 @@ from typing import Any
 
 # LocalMind's device names -> og provider names (None: the default CPU provider).
 PROVIDERS: dict[str, str | None] = {"cuda": "cuda", "dml": "dml", "coreml": "CoreML", "cpu": None}
-DEVICE_LABELS = {"cpu": "CPU", "cuda": "NVIDIA GPU (CUDA)", "dml": "GPU (DirectML)", "coreml": "Apple Neural Engine / GPU (CoreML)"}
+DEVICE_LABELS = {
+    "cpu": "CPU",
+    "cuda": "NVIDIA GPU (CUDA)",
+    "dml": "GPU (DirectML)",
+    "coreml": "Apple Neural Engine / GPU (CoreML)",
+}
 
 
 def candidate_devices(requested: str = "auto", system: str | None = None) -> list[str]:

@@ -46,8 +46,13 @@ class FakeEngine:
         if self.load_error:
             raise ModelLoadError(self.load_error)
         self.info = LoadInfo(
-            model_dir=model_dir, model_name="fake", model_type="fake", device="cpu",
-            context_length=self.context_budget, context_budget=self.context_budget, threads=1,
+            model_dir=model_dir,
+            model_name="fake",
+            model_type="fake",
+            device="cpu",
+            context_length=self.context_budget,
+            context_budget=self.context_budget,
+            threads=1,
         )
         return self.info
 
@@ -63,7 +68,9 @@ class FakeEngine:
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return sum(len(m.content) // self.chars_per_token + 4 for m in messages)
 
-    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None) -> Iterator[StreamEvent]:
+    def generate(
+        self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None
+    ) -> Iterator[StreamEvent]:
         if self.info is None:
             raise EngineError("No model is loaded.", hint="Open a model first.")
         self._cancel.clear()
@@ -94,8 +101,12 @@ class FakeEngine:
         yield TurnFinished(
             reason,
             TurnStats(
-                prompt_tokens=10, generated_tokens=n, time_to_first_token_s=self.token_delay_s,
-                tokens_per_second=n / elapsed if elapsed > 0 else 0.0, total_s=elapsed,
-                context_tokens=10 + n, context_budget=self.context_budget,
+                prompt_tokens=10,
+                generated_tokens=n,
+                time_to_first_token_s=self.token_delay_s,
+                tokens_per_second=n / elapsed if elapsed > 0 else 0.0,
+                total_s=elapsed,
+                context_tokens=10 + n,
+                context_budget=self.context_budget,
             ),
         )

@@ -158,7 +158,9 @@ class LocalEngine:
             ) from exc
         warnings: list[str] = []
         if folder.chat_template is None:
-            warnings.append("This model has no chat template; LocalMind uses a generic one (ChatML), so answers may be poor.")
+            warnings.append(
+                "This model has no chat template; LocalMind uses a generic one (ChatML), so answers may be poor."
+            )
         self._og, self._model, self._tokenizer, self._folder = og, model, tokenizer, folder
         self._template = folder.chat_template or FALLBACK_TEMPLATE
         self._eos = {int(t) for t in tokenizer.eos_token_ids}

@@ -170,7 +170,9 @@ class EngineProcess:
     def cancel(self) -> None:
         self._cancel.set()
 
-    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None) -> Iterator[StreamEvent]:
+    def generate(
+        self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None
+    ) -> Iterator[StreamEvent]:
         self._reload_if_restarted()
         conn = self._ensure_started()
         self._cancel.clear()

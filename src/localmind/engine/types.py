@@ -126,9 +126,7 @@ class ChatEngine(Protocol):
 
     def unload(self) -> None: ...
 
-    def generate(
-        self, messages: Sequence[ChatMessage], options: GenerationOptions
-    ) -> Iterator[StreamEvent]: ...
+    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]: ...
 
     def cancel(self) -> None:
         """Ask the running turn to stop; safe to call from any thread."""

@@ -41,7 +41,9 @@ def _read_json(path: Path, what: str) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ModelLoadError(f"{path.name} in {path.parent} is not UTF-8 text ({what}): {exc.reason}.", hint=_REDOWNLOAD) from exc
+        raise ModelLoadError(
+            f"{path.name} in {path.parent} is not UTF-8 text ({what}): {exc.reason}.", hint=_REDOWNLOAD
+        ) from exc
     except OSError as exc:
         raise ModelLoadError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     if not text.strip():
@@ -91,7 +93,7 @@ def validate_model_folder(folder: str | Path) -> ModelFolder:
         )
     config = _read_json(config_path, "the model's settings")
     if not isinstance(config, dict) or not isinstance(config.get("model"), dict):
-        raise ModelLoadError(f"{CONFIG_NAME} in {path} has no \"model\" section.", hint=_REDOWNLOAD)
+        raise ModelLoadError(f'{CONFIG_NAME} in {path} has no "model" section.', hint=_REDOWNLOAD)
     model = config["model"]
     decoder = model.get("decoder")
     if not isinstance(decoder, dict) or not isinstance(decoder.get("filename"), str):
@@ -121,7 +123,7 @@ def validate_model_folder(folder: str | Path) -> ModelFolder:
     if (path / "tokenizer.json").is_file():
         tokenizer = _read_json(path / "tokenizer.json", "the tokenizer")
         if not isinstance(tokenizer, dict) or "model" not in tokenizer:
-            raise ModelLoadError(f"tokenizer.json in {path} is not a tokenizer (no \"model\" section).", hint=_REDOWNLOAD)
+            raise ModelLoadError(f'tokenizer.json in {path} is not a tokenizer (no "model" section).', hint=_REDOWNLOAD)
     template, source = _chat_template(path)
     context = model.get("context_length")
     if not isinstance(context, int) or context <= 0:
@@ -168,16 +170,26 @@ def _chat_template(path: Path) -> tuple[str | None, str | None]:
 
 
 _OG_ERRORS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"protobuf parsing failed|INVALID_PROTOBUF|Failed to load model", re.I),
-     "{onnx} is damaged or incomplete: ONNX Runtime cannot read it. " + _REDOWNLOAD),
-    (re.compile(r"External data|\.data", re.I),
-     "The model's weight file next to {onnx} is missing or damaged. " + _REDOWNLOAD),
-    (re.compile(r"tokenizer|sentencepiece|bpe|vocab", re.I),
-     "The tokenizer files in {folder} could not be loaded. " + _REDOWNLOAD),
-    (re.compile(r"Unknown model type|model type|not supported", re.I),
-     "This kind of model is not supported by the installed onnxruntime-genai. Try another model."),
-    (re.compile(r"bad allocation|out of memory|Failed to allocate|std::bad_alloc", re.I),
-     "Not enough memory to load this model. Close other programs, lower the context size in Settings, or pick a smaller model."),
+    (
+        re.compile(r"protobuf parsing failed|INVALID_PROTOBUF|Failed to load model", re.I),
+        "{onnx} is damaged or incomplete: ONNX Runtime cannot read it. " + _REDOWNLOAD,
+    ),
+    (
+        re.compile(r"External data|\.data", re.I),
+        "The model's weight file next to {onnx} is missing or damaged. " + _REDOWNLOAD,
+    ),
+    (
+        re.compile(r"tokenizer|sentencepiece|bpe|vocab", re.I),
+        "The tokenizer files in {folder} could not be loaded. " + _REDOWNLOAD,
+    ),
+    (
+        re.compile(r"Unknown model type|model type|not supported", re.I),
+        "This kind of model is not supported by the installed onnxruntime-genai. Try another model.",
+    ),
+    (
+        re.compile(r"bad allocation|out of memory|Failed to allocate|std::bad_alloc", re.I),
+        "Not enough memory to load this model. Close other programs, lower the context size in Settings, or pick a smaller model.",
+    ),
 ]
 
 
