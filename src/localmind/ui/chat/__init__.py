@@ -1,0 +1,1 @@
+"""The chat view's building blocks: Markdown rendering, code blocks, message widgets."""

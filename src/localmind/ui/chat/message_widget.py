@@ -1,0 +1,378 @@
+"""One message of a conversation: a user bubble, an assistant answer, or a system note."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+from localmind.ui.chat import icons
+from localmind.ui.chat.markdown import (
+    CodeBlock,
+    CodeClosed,
+    CodeLines,
+    CodeOpened,
+    CodeTail,
+    ProseSettled,
+    ProseTail,
+    StreamEvent,
+    StreamSplitter,
+    split_blocks,
+)
+from localmind.ui.chat.segments import CodeBlockWidget, CopyButton, MarkdownView
+from localmind.ui.chat.theme import ChatTheme
+
+# Above this the still-growing prose block is appended as plain text instead of re-rendered per
+# batch, so a batch never costs more than rendering this much; it gets its Markdown when it settles.
+TAIL_RENDER_LIMIT = 1500
+# A user message longer than this shows its beginning and a "Show more" button (a 1 MB paste must not
+# make the conversation sluggish); copy and edit always use the whole text.
+USER_PREVIEW_CHARS = 3000
+USER_PREVIEW_LINES = 40
+_BUBBLE_WIDTH_RATIO = 0.8
+
+
+class MessageRecord:
+    """The view's own copy of a message: streamed text is kept as parts and joined only when read."""
+
+    __slots__ = ("_parts", "id", "role", "status")
+
+    def __init__(self, message_id: int, role: str, content: str, status: str) -> None:
+        self.id = message_id
+        self.role = role
+        self.status = status
+        self._parts = [content]
+
+    @property
+    def content(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0]
+
+    @content.setter
+    def content(self, text: str) -> None:
+        self._parts = [text]
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+
+
+class _Bubble(QWidget):
+    def __init__(self, theme: ChatTheme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.theme.user_bubble)
+        painter.drawRoundedRect(QRectF(self.rect()), 16, 16)
+
+
+def _action_button(text: str, accessible_name: str, parent: QWidget) -> QToolButton:
+    button = QToolButton(parent)
+    button.setText(text)
+    button.setAccessibleName(accessible_name)
+    button.setToolTip(accessible_name)
+    button.setAutoRaise(True)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    return button
+
+
+class MessageWidget(QWidget):
+    """Shows one message and its actions.
+
+    Signals:
+        copy_requested(str): the message (or one of its code blocks) was put on the clipboard.
+        edit_requested(int): the user wants to edit this (user) message.
+        regenerate_requested(): the user wants this (last assistant) answer again.
+        link_activated(QUrl): a safe link was clicked.
+    """
+
+    copy_requested = Signal(str)
+    edit_requested = Signal(int)
+    regenerate_requested = Signal()
+    link_activated = Signal(QUrl)
+
+    def __init__(self, record: MessageRecord, theme: ChatTheme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.record = record
+        self._theme = theme
+        self._splitter: StreamSplitter | None = None
+        self._segments: list[QWidget] = []
+        self._live_prose: MarkdownView | None = None
+        self._live_plain_chars = -1  # >= 0 while the live prose block is shown as appended plain text
+        self._live_code: CodeBlockWidget | None = None
+        self._expanded = False
+        self._user_ideal_width = 0
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 10, 0, 6)
+        outer.setSpacing(2)
+        self._body = QVBoxLayout()
+        self._body.setContentsMargins(0, 0, 0, 0)
+        self._body.setSpacing(0)
+        self._bubble: _Bubble | None = None
+        self._more: QToolButton | None = None
+
+        if record.role == "user":
+            self.setAccessibleName(self.tr("Your message"))
+            row = QHBoxLayout()
+            row.setContentsMargins(0, 0, 0, 0)
+            row.addStretch(1)
+            self._bubble = _Bubble(theme, self)
+            self._bubble.setLayout(self._body)
+            self._body.setContentsMargins(16, 10, 16, 10)
+            row.addWidget(self._bubble)
+            outer.addLayout(row)
+        else:
+            self.setAccessibleName(
+                self.tr("System prompt") if record.role == "system" else self.tr("Assistant's answer")
+            )
+            outer.addLayout(self._body)
+
+        self._actions = QHBoxLayout()
+        self._actions.setContentsMargins(0, 0, 0, 0)
+        self._actions.setSpacing(2)
+        self._copy = CopyButton(self.tr("Copy"), self.tr("Copy message"), self)
+        self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._copy.clicked.connect(lambda: self._copy.copy_text(self.record.content))
+        self._copy.copied.connect(self.copy_requested)
+        self.edit_button = _action_button(self.tr("Edit"), self.tr("Edit message"), self)
+        self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.record.id))
+        self.regenerate_button = _action_button(self.tr("Regenerate"), self.tr("Regenerate answer"), self)
+        self.regenerate_button.clicked.connect(self.regenerate_requested)
+        self._badge = QLabel(self)
+        self._badge.setAccessibleName(self.tr("Message status"))
+        self._badge.hide()
+        if record.role == "user":
+            self._actions.addStretch(1)
+            self._actions.addWidget(self._copy)
+            self._actions.addWidget(self.edit_button)
+        else:
+            self._actions.addWidget(self._copy)
+            self._actions.addWidget(self.regenerate_button)
+            self._actions.addSpacing(6)
+            self._actions.addWidget(self._badge)
+            self._actions.addStretch(1)
+        self.edit_button.setVisible(record.role == "user")
+        self.regenerate_button.hide()
+        outer.addLayout(self._actions)
+        if record.role == "system":
+            self._copy.hide()
+
+        self.apply_theme(theme, rerender=False)
+        if record.status == "streaming" and record.role == "assistant":
+            self.begin_stream()
+        else:
+            self.render_content()
+
+    # --- content -------------------------------------------------------------------------------
+    def render_content(self) -> None:
+        """Build the message from its whole text (opening a conversation, or once a stream ends)."""
+        self._clear_segments()
+        self._splitter = None
+        content = self.record.content
+        if self.record.role == "user":
+            self._render_user(content)
+        elif self.record.role == "system":
+            view = self._add_prose_view()
+            view.set_plain(content)
+        else:
+            for block in split_blocks(content):
+                if isinstance(block, CodeBlock):
+                    self._add_code_block(block.language).set_code(block.code)
+                else:
+                    self._add_prose_view().set_markdown(block.text)
+        self._update_badge()
+
+    def begin_stream(self) -> None:
+        self._clear_segments()
+        self._splitter = StreamSplitter()
+        content = self.record.content
+        if content:
+            self._apply(self._splitter.feed(content))
+        self._update_badge()
+
+    def append_text(self, text: str) -> None:
+        """Streaming: add a batch of text. Only the newest block is touched."""
+        if not text:
+            return
+        self.record.append(text)
+        if self.record.role != "assistant":
+            self.render_content()
+            return
+        if self._splitter is None:
+            # Text after the turn ended (or on a stored message): carry on streaming from what is shown.
+            self.record.status = "streaming"
+            self._splitter = StreamSplitter()
+            self._clear_segments()
+            self._apply(self._splitter.feed(self.record.content))
+        else:
+            self._apply(self._splitter.feed(text))
+        self._update_badge()
+
+    def set_content(self, content: str) -> None:
+        self.record.content = content
+        if self._splitter is not None:
+            self.begin_stream()
+        else:
+            self.render_content()
+
+    def set_status(self, status: str) -> None:
+        was_streaming = self._splitter is not None
+        self.record.status = status
+        if status == "streaming":
+            if not was_streaming:
+                self.begin_stream()
+        elif was_streaming:
+            self.render_content()
+        self._update_badge()
+
+    @property
+    def streaming(self) -> bool:
+        return self._splitter is not None
+
+    def _apply(self, events: list[StreamEvent]) -> None:
+        for event in events:
+            if isinstance(event, ProseTail):
+                self._show_prose_tail(event.text)
+            elif isinstance(event, ProseSettled):
+                view = self._live_prose or self._add_prose_view()
+                view.set_markdown(event.text)
+                self._live_prose, self._live_plain_chars = None, -1
+            elif isinstance(event, CodeOpened):
+                self._drop_empty_live_prose()
+                self._live_code = self._add_code_block(event.language)
+            elif isinstance(event, CodeLines) and self._live_code is not None:
+                self._live_code.append_lines(event.lines)
+            elif isinstance(event, CodeTail) and self._live_code is not None:
+                self._live_code.set_tail(event.text)
+            elif isinstance(event, CodeClosed):
+                self._live_code = None
+
+    def _show_prose_tail(self, text: str) -> None:
+        if self._live_prose is None:
+            if not text.strip():
+                return  # blank lines between blocks: nothing to show yet
+            self._live_prose = self._add_prose_view()
+        view = self._live_prose
+        if self._live_plain_chars < 0 and len(text) <= TAIL_RENDER_LIMIT:
+            view.set_markdown(text)
+        elif self._live_plain_chars < 0:
+            view.set_plain(text)
+            self._live_plain_chars = len(text)
+        else:
+            # The tail only grows until it settles, so the new text is what lies past the shown length.
+            view.append_plain(text[self._live_plain_chars :])
+            self._live_plain_chars = len(text)
+
+    def _drop_empty_live_prose(self) -> None:
+        if self._live_prose is not None and not self._live_prose.document().toPlainText().strip():
+            self._segments.remove(self._live_prose)
+            self._live_prose.deleteLater()
+        self._live_prose, self._live_plain_chars = None, -1
+
+    def _render_user(self, content: str) -> None:
+        view = self._add_prose_view()
+        preview = content
+        long_text = len(content) > USER_PREVIEW_CHARS or content.count("\n") >= USER_PREVIEW_LINES
+        if long_text and not self._expanded:
+            preview = "\n".join(content[:USER_PREVIEW_CHARS].split("\n")[:USER_PREVIEW_LINES]).rstrip() + " …"
+        view.set_plain(preview)
+        self._user_ideal_width = view.ideal_width()
+        if long_text:
+            more = QToolButton(self)
+            more.setAutoRaise(True)
+            more.setText(self.tr("Show less") if self._expanded else self.tr("Show more"))
+            more.setAccessibleName(more.text())
+            more.setCursor(Qt.CursorShape.PointingHandCursor)
+            more.clicked.connect(self._toggle_expanded)
+            self._body.addWidget(more, 0, Qt.AlignmentFlag.AlignLeft)
+            self._segments.append(more)
+            self._more = more
+        self._fit_bubble()
+
+    def _toggle_expanded(self) -> None:
+        self._expanded = not self._expanded
+        self.render_content()
+
+    def _add_prose_view(self) -> MarkdownView:
+        view = MarkdownView(self._theme, self)
+        if self.record.role == "system":
+            palette = view.palette()
+            palette.setColor(QPalette.ColorRole.Text, self._theme.muted)
+            view.setPalette(palette)
+        view.link_activated.connect(self.link_activated)
+        self._body.addWidget(view)
+        self._segments.append(view)
+        return view
+
+    def _add_code_block(self, language: str) -> CodeBlockWidget:
+        block = CodeBlockWidget(language, self._theme, self)
+        block.copied.connect(self.copy_requested)
+        self._body.addWidget(block)
+        self._segments.append(block)
+        return block
+
+    def _clear_segments(self) -> None:
+        for widget in self._segments:
+            self._body.removeWidget(widget)
+            widget.hide()
+            widget.deleteLater()
+        self._segments = []
+        self._live_prose, self._live_plain_chars, self._live_code, self._more = None, -1, None, None
+
+    # --- actions and looks ---------------------------------------------------------------------
+    def set_actions(self, can_edit: bool, can_regenerate: bool) -> None:
+        self.edit_button.setVisible(can_edit and self.record.role == "user")
+        self.regenerate_button.setVisible(can_regenerate and self.record.role == "assistant")
+
+    def _update_badge(self) -> None:
+        status = self.record.status
+        if self.record.role != "assistant" or status not in ("stopped", "error"):
+            self._badge.hide()
+            return
+        colour = self._theme.error if status == "error" else self._theme.muted
+        self._badge.setText(self.tr("Error") if status == "error" else self.tr("Stopped"))
+        self._badge.setStyleSheet(
+            f"QLabel {{ color: {colour.name()}; border: 1px solid {colour.name()}; border-radius: 9px;"
+            " padding: 0px 8px; font-size: small; }"
+        )
+        self._badge.show()
+
+    def apply_theme(self, theme: ChatTheme, rerender: bool = True) -> None:
+        self._theme = theme
+        if self._bubble is not None:
+            self._bubble.theme = theme
+            self._bubble.update()
+        muted = self._copy.palette()
+        muted.setColor(QPalette.ColorRole.ButtonText, theme.muted)
+        muted.setColor(QPalette.ColorRole.WindowText, theme.muted)
+        self._copy.setIcon(icons.copy_icon(theme.muted))
+        self.edit_button.setIcon(icons.edit_icon(theme.muted))
+        self.regenerate_button.setIcon(icons.regenerate_icon(theme.muted))
+        for button in (self._copy, self.edit_button, self.regenerate_button):
+            button.setPalette(muted)
+        if rerender:
+            if self._splitter is not None:
+                self.begin_stream()
+            else:
+                self.render_content()
+
+    def _fit_bubble(self) -> None:
+        if self._bubble is None:
+            return
+        available = max(120, int(self.width() * _BUBBLE_WIDTH_RATIO))
+        margins = self._body.contentsMargins()
+        wanted = self._user_ideal_width + margins.left() + margins.right()
+        if self._more is not None:
+            wanted = max(wanted, self._more.sizeHint().width() + margins.left() + margins.right())
+        self._bubble.setFixedWidth(min(wanted, available))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_bubble()

@@ -1,0 +1,340 @@
+"""The pieces a message is made of: a Markdown text view and a code block with a copy button."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QGuiApplication,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QTextCursor,
+    QTextLayout,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from localmind.ui.chat import icons
+from localmind.ui.chat.highlighter import CodeHighlighter
+from localmind.ui.chat.markdown import SafeDocument, is_safe_link, render_markdown
+from localmind.ui.chat.theme import ChatTheme
+
+
+def _transparent_viewport(widget: QTextBrowser | QPlainTextEdit) -> None:
+    palette = widget.viewport().palette()
+    palette.setColor(QPalette.ColorRole.Base, QColor(0, 0, 0, 0))
+    widget.viewport().setPalette(palette)
+    widget.viewport().setAutoFillBackground(False)
+
+
+class MarkdownView(QTextBrowser):
+    """Read-only, selectable rich text that is exactly as tall as its content (no inner scrolling).
+
+    Signals:
+        link_activated(QUrl): the user clicked a link with a scheme we allow to open.
+    """
+
+    link_activated = Signal(QUrl)
+
+    def __init__(self, theme: ChatTheme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._theme = theme
+        self._hfw_width = -1
+        self._hfw_height = 0
+        self.setDocument(SafeDocument(self))
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
+        self.document().setDocumentMargin(0)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        _transparent_viewport(self)
+        self.anchorClicked.connect(self._on_anchor)
+        self.highlighted.connect(self._on_hover_link)
+        self.document().contentsChanged.connect(self._content_changed)
+
+    def loadResource(self, type: int, name: QUrl | str) -> object:
+        # Images in an answer are replaced by text links before layout; this refuses anything left.
+        return None
+
+    def set_markdown(self, text: str) -> None:
+        self.document().setDefaultFont(self.font())
+        render_markdown(self.document(), text, self._theme)
+
+    def set_plain(self, text: str) -> None:
+        self.document().setDefaultFont(self.font())
+        self.setPlainText(text)
+
+    def append_plain(self, text: str) -> None:
+        """Add text at the end without re-laying out what is already there."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+
+    def _on_anchor(self, url: QUrl) -> None:
+        if is_safe_link(url):
+            self.link_activated.emit(url)
+
+    def _on_hover_link(self, url: QUrl) -> None:
+        # Show where a link really goes: its text may claim otherwise.
+        self.setToolTip(url.toString() if not url.isEmpty() else "")
+
+    def _content_changed(self) -> None:
+        self._hfw_width = -1
+        self.updateGeometry()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        if width != self._hfw_width:
+            doc = self.document()
+            doc.setTextWidth(max(1, width))
+            self._hfw_width = width
+            self._hfw_height = math.ceil(doc.size().height())
+        return self._hfw_height
+
+    def sizeHint(self) -> QSize:
+        width = self.width() if self.width() > 1 else 400
+        return QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(40, 0)
+
+    def ideal_width(self) -> int:
+        """Width of the longest line without wrapping: lets a short user message make a narrow bubble."""
+        doc = self.document()
+        doc.setTextWidth(-1)
+        self._hfw_width = -1
+        return math.ceil(doc.idealWidth()) + 1
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.document().setTextWidth(self.viewport().width())
+        wanted = self.heightForWidth(self.width())
+        if wanted != self.height():
+            self.updateGeometry()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        # Nothing to scroll inside: let the conversation scroll.
+        event.ignore()
+
+
+class _CodeEdit(QPlainTextEdit):
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        delta = event.angleDelta()
+        if abs(delta.x()) > abs(delta.y()) or event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+class CopyButton(QToolButton):
+    """A flat button that puts text on the clipboard and says so for a moment."""
+
+    copied = Signal(str)
+
+    def __init__(self, label: str, accessible_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._label = label
+        self.setText(label)
+        self.setAccessibleName(accessible_name)
+        self.setToolTip(accessible_name)
+        self.setAutoRaise(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._reset = QTimer(self)
+        self._reset.setSingleShot(True)
+        self._reset.setInterval(1500)
+        self._reset.timeout.connect(lambda: self.setText(self._label))
+
+    def copy_text(self, text: str) -> None:
+        clipboard = QGuiApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(text)
+        self.setText(self.tr("Copied"))
+        self._reset.start()
+        self.copied.emit(text)
+
+
+class CodeBlockWidget(QFrame):
+    """A fenced code block: language, copy button, highlighted monospace text without wrapping.
+
+    Streaming appends lines in place; the highlighter only re-colours the lines that changed, and the
+    height is computed from the line count, so adding a line never re-lays out the whole block.
+
+    Signals:
+        copied(str): the code was put on the clipboard.
+    """
+
+    copied = Signal(str)
+
+    def __init__(self, language: str, theme: ChatTheme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._theme = theme
+        self._language = language
+        self._has_tail = False
+        self._started = False
+        self._measured_font = ""
+        self._measured_height = 0.0
+        self.setObjectName("codeBlock")
+        self.setAccessibleName(self.tr("Code block {language}").format(language=language).strip())
+
+        header = QWidget(self)
+        header.setObjectName("codeHeader")
+        self._header = header
+        self._language_label = QLabel(language or self.tr("code"), header)
+        self._copy = CopyButton(self.tr("Copy"), self.tr("Copy code"), header)
+        self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._copy.clicked.connect(lambda: self._copy.copy_text(self.code()))
+        self._copy.copied.connect(self.copied)
+        row = QHBoxLayout(header)
+        row.setContentsMargins(12, 2, 4, 2)
+        row.addWidget(self._language_label)
+        row.addStretch(1)
+        row.addWidget(self._copy)
+
+        self.editor = _CodeEdit(self)
+        self.editor.setReadOnly(True)
+        self.editor.setFrameShape(QFrame.Shape.NoFrame)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.editor.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.editor.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.editor.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.editor.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.editor.setAccessibleName(self.tr("Code"))
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono.setPointSizeF(max(8.0, self.font().pointSizeF() * 0.92))
+        self.editor.setFont(mono)
+        self.editor.document().setDocumentMargin(10)
+        _transparent_viewport(self.editor)
+        self._highlighter = CodeHighlighter(self.editor.document(), language, theme.syntax)
+        self.editor.document().blockCountChanged.connect(self._fit_height)
+        self.editor.horizontalScrollBar().rangeChanged.connect(self._fit_height)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        # Room above and below, painted as page background, so prose never touches the block.
+        self.setContentsMargins(0, 6, 0, 10)
+        layout.addWidget(header)
+        layout.addWidget(self.editor)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.apply_theme(theme)
+        self._fit_height()
+
+    def code(self) -> str:
+        return self.editor.toPlainText()
+
+    def set_code(self, code: str) -> None:
+        self.editor.setPlainText(code)
+        self._started = bool(code)
+        self._has_tail = False
+        self._fit_height()
+
+    def _cursor_for_next_line(self) -> QTextCursor:
+        # An empty document already has one empty block, so "no line yet" needs its own flag.
+        cursor = QTextCursor(self.editor.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        if self._has_tail:
+            cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        elif self._started:
+            cursor.insertBlock()
+        return cursor
+
+    def append_lines(self, lines: list[str]) -> None:
+        """Complete the unfinished last line and add ``lines``; costs the new text only."""
+        cursor = self._cursor_for_next_line()
+        cursor.insertText(lines[0])
+        for line in lines[1:]:
+            cursor.insertBlock()
+            cursor.insertText(line)
+        self._has_tail = False
+        self._started = True
+
+    def set_tail(self, text: str) -> None:
+        """Show the unfinished last line, replacing the previous unfinished one."""
+        if not text and not self._has_tail:
+            return
+        self._cursor_for_next_line().insertText(text)
+        self._has_tail = True
+        self._started = True
+
+    def apply_theme(self, theme: ChatTheme) -> None:
+        self._theme = theme
+        self._highlighter.set_colours(theme.syntax)
+        palette = self.editor.palette()
+        palette.setColor(QPalette.ColorRole.Text, theme.text)
+        self.editor.setPalette(palette)
+        label_palette = self._language_label.palette()
+        label_palette.setColor(QPalette.ColorRole.WindowText, theme.muted)
+        self._language_label.setPalette(label_palette)
+        self._copy.setPalette(label_palette)
+        self._copy.setIcon(icons.copy_icon(theme.muted))
+        self.update()
+
+    def _line_height(self) -> float:
+        # The layout's line height, which is not QFontMetrics.lineSpacing(); measured once per font
+        # so a new line never costs a walk over the block (QPlainTextEdit's geometry calls do that).
+        font = self.editor.font()
+        key = font.key()
+        if self._measured_font != key:
+            layout = QTextLayout("Xg", font)
+            layout.beginLayout()
+            line = layout.createLine()
+            layout.endLayout()
+            self._measured_font, self._measured_height = key, line.height()
+        return self._measured_height
+
+    def _fit_height(self) -> None:
+        lines = max(1, self.editor.document().blockCount())
+        margin = 2 * self.editor.document().documentMargin()
+        scrollbar = self.editor.horizontalScrollBar()
+        extra = scrollbar.sizeHint().height() if scrollbar.maximum() > 0 else 0
+        height = math.ceil(lines * self._line_height() + margin) + extra
+        if self.editor.height() != height:
+            self.editor.setFixedHeight(height)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.contentsRect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setPen(self._theme.border)
+        painter.setBrush(self._theme.code_background)
+        painter.drawRoundedRect(rect, 8, 8)
+        # Header band: the same rounded top, a square bottom edge.
+        bottom = float(self._header.geometry().bottom() + 1)
+        header = QRectF(rect.left(), rect.top(), rect.width(), bottom - rect.top())
+        painter.save()
+        painter.setClipRect(header)
+        painter.setBrush(self._theme.code_header)
+        painter.drawRoundedRect(rect, 8, 8)
+        painter.restore()
+        painter.setPen(self._theme.border)
+        painter.drawLine(QPointF(rect.left(), bottom), QPointF(rect.right(), bottom))
