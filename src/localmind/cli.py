@@ -43,7 +43,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in COMMANDS:
         register(sub)
+    _accept_data_dir_anywhere(sub)
     return parser
+
+
+def _accept_data_dir_anywhere(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``localmind chat --data-dir X`` works as well as ``localmind --data-dir X chat``."""
+    for subparser in sub.choices.values():
+        subparser.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        for action in subparser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_data_dir_anywhere(action)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

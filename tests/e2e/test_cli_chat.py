@@ -71,6 +71,11 @@ def test_info_reports_versions_devices_and_folders(tiny_model: Path, tmp_path: P
     assert human.returncode == 0 and "onnxruntime-genai 0.18" in human.stdout and "Data folder" in human.stdout
 
 
+def test_data_dir_after_the_subcommand(tmp_path: Path) -> None:
+    proc = localmind("info", "--json", "--data-dir", str(tmp_path / "late"))
+    assert json.loads(proc.stdout)["data_dir"] == str((tmp_path / "late").resolve())
+
+
 def test_data_dir_env_is_honoured(tmp_path: Path) -> None:
     proc = localmind("info", "--json", data_dir=tmp_path / "env-dir")
     assert json.loads(proc.stdout)["data_dir"] == str((tmp_path / "env-dir").resolve())
