@@ -1,0 +1,591 @@
+"""The composition root: builds the app's objects in order, wires every signal, and tears them down.
+
+Start-up order: Qt application -> settings -> theme and language (before any
+widget, so the first strings are already translated) -> conversation store ->
+inference service (its engine is a child process) -> chat session -> window ->
+wiring -> conversation list -> model load in the background.
+
+Shut-down order is the reverse, and starts when the window closes: a reply that
+is streaming is stopped and saved, the worker thread and the engine process end,
+the trash is emptied and the store closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+
+from localmind import APP_NAME, __version__, paths
+from localmind.core import transfer
+from localmind.core.conversations import Conversation, Message
+from localmind.core.store import ConversationStore
+from localmind.engine.types import (
+    ChatEngine,
+    ChatMessage,
+    GenerationOptions,
+    LoadInfo,
+    LoadOptions,
+    StreamEvent,
+    TextDelta,
+)
+from localmind.errors import UserFacingError
+from localmind.models.chat_session import ChatSession
+from localmind.models.conversation_list import ConversationListModel
+from localmind.resources import resource_path
+from localmind.settings import Settings, load_settings, save_settings
+from localmind.ui.i18n import Translations
+from localmind.ui.main_window import MainWindow
+from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
+from localmind.ui.theme import ThemeManager
+from localmind.ui.welcome import WelcomePage
+from localmind.workers.inference import InferenceService
+
+log = logging.getLogger(__name__)
+
+# Hidden switches for the kill-durability test (tests/e2e/test_kill_durability.py); not for users.
+ENV_AUTOCHAT = "LOCALMIND_TEST_AUTOCHAT"  # send this prompt, and again whenever a reply ends
+ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each piece of text (a slow model)
+ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
+ENV_REPORT = "LOCALMIND_TEST_REPORT"  # write what the window shows to this JSON file once started, then quit
+
+TRASH_KEEP_S = 0.0  # a deleted chat can be undone until the app closes; then it is gone for good
+
+
+def create_application(argv: Sequence[str] | None = None) -> QApplication:
+    """The QApplication, with LocalMind's name and icon (reused when one exists, as in tests)."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(list(argv) if argv is not None else [sys.argv[0] if sys.argv else "localmind"])
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("localmind")
+    for name in ("localmind.svg", "localmind.png", "localmind-256.png"):
+        icon_file = resource_path("icons", name)
+        if icon_file.is_file():
+            app.setWindowIcon(QIcon(str(icon_file)))
+            break
+    return app
+
+
+class SlowedEngine:
+    """Wraps an engine so each piece of text comes ``delay_s`` later: a model slow enough to kill mid-reply."""
+
+    def __init__(self, inner: ChatEngine, delay_s: float) -> None:
+        self.inner = inner
+        self.delay_s = delay_s
+
+    def load(self, model_dir: str, options: LoadOptions) -> LoadInfo:
+        return self.inner.load(model_dir, options)
+
+    def unload(self) -> None:
+        self.inner.unload()
+
+    def cancel(self) -> None:
+        self.inner.cancel()
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return self.inner.count_tokens(messages)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
+        for event in self.inner.generate(messages, options):
+            if isinstance(event, TextDelta):
+                time.sleep(self.delay_s)
+            yield event
+
+
+class LocalMind(QObject):
+    """Owns the app's objects for one window and connects them.
+
+    Args:
+        model_dir: load this model now; ``None`` loads the last one used, if it is still there.
+        engine_factory: builds the engine (default: the engine child process); tests pass a fake.
+        settings, store: injected by tests; by default read from the data folder.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_dir: str | None = None,
+        engine_factory: Callable[[], ChatEngine] | None = None,
+        settings: Settings | None = None,
+        store: ConversationStore | None = None,
+        load_last_model: bool = True,
+    ) -> None:
+        qapp = create_application()
+        super().__init__()
+        self.qapp = qapp
+        self._shut_down = False
+        paths.ensure_data_dir()
+        self.settings = settings if settings is not None else load_settings()
+        self.theme = ThemeManager(qapp, self.settings.theme)
+        self.theme.apply()
+        self.translations = Translations(qapp)
+        self.translations.apply(self.settings.language)
+        self.store = store if store is not None else ConversationStore()
+        self.service = InferenceService(engine_factory)
+        self.session = ChatSession(self.store, self.service, self.settings)
+        self.conversations = ConversationListModel()
+        self.window = MainWindow(
+            self.conversations,
+            state_path=paths.window_state_path(),
+            model_manager_factory=self._model_manager_factory(),
+        )
+        self.settings_dialog: SettingsDialog | None = None
+        self._model_dir: str | None = None
+        self._connect()
+        self.reload_conversations()
+        self.session.new_chat()
+        self.window.set_model_state(WelcomePage.NO_MODEL)
+        target = model_dir or (self.settings.last_model if load_last_model else None)
+        if target:
+            if model_dir is None and not Path(target).is_dir():
+                self.window.show_notice(
+                    self.tr("The model you used last is no longer there."),
+                    self.tr("{path} was moved or deleted. Open a model folder to continue.").format(path=target),
+                    timeout_ms=0,
+                )
+            else:
+                self.load_model(target)
+
+    # -- wiring: every connection in the app, in one place ---------------------------------------------------------
+    def _connect(self) -> None:
+        service, session, window = self.service, self.session, self.window
+        sidebar, composer, chat_view = window.sidebar, window.composer, window.chat_view
+
+        service.loading_started.connect(self._on_loading_started)
+        service.loaded.connect(self._on_loaded)
+        service.load_failed.connect(self._on_load_failed)
+        service.tokens_ready.connect(session.on_tokens)
+        service.finished.connect(session.on_finished)
+        service.failed.connect(session.on_failed)
+        service.token_count_ready.connect(session.on_token_count)
+
+        session.conversation_opened.connect(self._on_conversation_opened)
+        session.conversations_changed.connect(self.reload_conversations)
+        session.message_added.connect(window.add_message)
+        session.reply_delta.connect(chat_view.append_to_last)
+        session.message_updated.connect(self._on_message_updated)
+        session.generating_changed.connect(self._on_generating_changed)
+        session.turn_finished.connect(window.status.set_turn_stats)
+        session.context_usage.connect(window.status.set_context)
+        session.error.connect(lambda title, detail: window.show_error(title, detail))
+        session.draft_returned.connect(self._on_draft_returned)
+
+        sidebar.new_chat_requested.connect(self.new_chat)
+        sidebar.conversation_selected.connect(self.open_conversation)
+        sidebar.delete_requested.connect(self.delete_conversation)
+        sidebar.undo_delete_requested.connect(self.undo_delete)
+        sidebar.search_requested.connect(self.search)
+        sidebar.search_hit_activated.connect(self._on_search_hit)
+        sidebar.export_requested.connect(self._ask_export)
+        sidebar.import_requested.connect(self._ask_import)
+        self.conversations.rename_requested.connect(self.rename_conversation)
+
+        composer.send_requested.connect(session.send)
+        composer.edit_submitted.connect(session.edit_message)
+        composer.stop_requested.connect(session.stop)
+        composer.regenerate_requested.connect(session.regenerate)
+        chat_view.edit_requested.connect(self._begin_edit)
+        chat_view.regenerate_requested.connect(session.regenerate)
+        window.welcome.suggestion_chosen.connect(self._use_suggestion)
+
+        window.model_folder_chosen.connect(self.load_model)
+        window.settings_requested.connect(self.open_settings)
+        window.closing.connect(self.shutdown)
+        self.qapp.aboutToQuit.connect(self.shutdown)
+
+    def _model_manager_factory(self) -> Callable[[], QWidget] | None:
+        try:
+            model_manager = importlib.import_module("localmind.ui.model_manager")
+        except ImportError:
+            return None
+        page_class = getattr(model_manager, "ModelManagerPage", None) or getattr(model_manager, "ModelManager", None)
+        if page_class is None:
+            return None
+
+        def build() -> QWidget:
+            page: QWidget = page_class()
+            load_requested = getattr(page, "load_requested", None)
+            if load_requested is not None:
+                load_requested.connect(self._load_from_manager)
+            return page
+
+        return build
+
+    # -- model ----------------------------------------------------------------------------------------------------
+    def load_options(self) -> LoadOptions:
+        s = self.settings
+        return LoadOptions(device=s.device, threads=s.threads, context_budget=s.context_budget)
+
+    def load_model(self, model_dir: str) -> None:
+        self.session.stop()
+        self.service.load(model_dir, self.load_options())
+
+    def _load_from_manager(self, model_dir: str) -> None:
+        self.window.show_chat()
+        self.load_model(model_dir)
+
+    def _on_loading_started(self, model_dir: str) -> None:
+        self._model_dir = model_dir
+        self.session.set_model(None)
+        name = Path(model_dir).name or model_dir
+        self.window.set_model_state(WelcomePage.LOADING, name)
+        self.window.status.set_loading(model_dir)
+        if self.window.banner.kind == "error":
+            self.window.banner.dismiss()
+
+    def _on_loaded(self, info: LoadInfo) -> None:
+        self.session.set_model(info)
+        self.window.set_model_state(WelcomePage.READY, info.model_name)
+        self.window.status.set_model(info)
+        if self.session.conversation is not None:
+            self.session.request_context_usage()
+        if self.settings.last_model != info.model_dir:
+            self.settings.last_model = info.model_dir
+            self._save_settings()
+        if info.warnings:
+            self.window.show_notice(self.tr("The model loaded with warnings."), "\n".join(info.warnings), timeout_ms=0)
+
+    def _on_load_failed(self, message: str) -> None:
+        self.session.set_model(None)
+        self.window.set_model_state(WelcomePage.NO_MODEL)
+        self.window.status.set_load_failed()
+        actions: list[tuple[str, Callable[[], None]]] = [
+            (self.tr("Open another model folder…"), self.window.choose_model_folder)
+        ]
+        if self.window.manager_action.isVisible():
+            actions.append((self.tr("Get a model"), self.window.show_model_manager))
+        self.window.show_error(
+            self.tr("The model could not be loaded."),
+            message + "\n" + self.tr("Your chats are still here; you can read and search them meanwhile."),
+            actions,
+        )
+
+    # -- conversations --------------------------------------------------------------------------------------------
+    def reload_conversations(self) -> None:
+        self.conversations.set_conversations(self.store.list_conversations())
+        self.window.sidebar.select_conversation(self.session.conversation_id)
+
+    def new_chat(self) -> None:
+        self.window.show_chat()
+        self.window.composer.cancel_edit()
+        self.session.new_chat()
+        self.window.composer.input.setFocus()
+
+    def open_conversation(self, conversation_id: str) -> None:
+        if conversation_id == self.session.conversation_id:
+            return
+        self.window.show_chat()
+        self.window.composer.cancel_edit()
+        self.session.open_conversation(conversation_id)
+
+    def rename_conversation(self, conversation_id: str, title: str) -> None:
+        self.session.rename_conversation(conversation_id, title)
+        if conversation_id == self.session.conversation_id:
+            self.window.set_conversation_title(title)
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        try:
+            title = self.store.get_conversation(conversation_id).title
+            self.session.delete_conversation(conversation_id)
+        except UserFacingError as exc:
+            self.window.show_error(self.tr("The chat could not be deleted."), str(exc))
+            return
+        self.window.sidebar.show_deleted(conversation_id, title)
+
+    def undo_delete(self, conversation_id: str) -> None:
+        try:
+            self.session.restore_conversation(conversation_id)
+        except UserFacingError as exc:
+            self.window.show_error(self.tr("The chat could not be restored."), str(exc))
+            return
+        self.open_conversation(conversation_id)
+
+    def search(self, query: str) -> None:
+        try:
+            hits = self.store.search(query)
+        except UserFacingError as exc:
+            self.window.show_error(self.tr("Search failed."), str(exc))
+            hits = []
+        self.window.sidebar.show_results(query, hits)
+
+    def _on_search_hit(self, conversation_id: str, message_id: int | None) -> None:
+        self.open_conversation(conversation_id)
+        scroll = getattr(self.window.chat_view, "scroll_to_message", None)
+        if message_id is not None and scroll is not None:
+            scroll(message_id)
+
+    def _on_conversation_opened(self, conversation: Conversation | None, messages: list[Message]) -> None:
+        self.window.show_conversation(conversation, messages)
+        self._update_regenerate()
+
+    def _on_message_updated(self, message: Message) -> None:
+        self.window.chat_view.update_message(message.id, content=message.content, status=message.status)
+        self._update_regenerate()
+
+    def _on_generating_changed(self, generating: bool) -> None:
+        self.window.set_generating(generating)
+        self._update_regenerate()
+
+    def _update_regenerate(self) -> None:
+        session = self.session
+        can = not session.generating and session.model is not None and any(m.role == "user" for m in session.messages)
+        self.window.composer.set_can_regenerate(can)
+
+    def _on_draft_returned(self, text: str) -> None:
+        composer = self.window.composer
+        current = composer.text
+        composer.set_text(text if not current.strip() else text + "\n\n" + current)
+        composer.input.setFocus()
+
+    def _begin_edit(self, message_id: int) -> None:
+        message = next((m for m in self.session.messages if m.id == message_id), None)
+        if message is not None and message.role == "user" and not self.session.generating:
+            self.window.composer.begin_edit(message_id, message.content)
+
+    def _use_suggestion(self, prompt: str) -> None:
+        self.window.composer.set_text(prompt)
+        self.window.composer.input.setFocus()
+
+    # -- export / import ------------------------------------------------------------------------------------------
+    def export_conversations(self, conversation_ids: Sequence[str] | None, fmt: str, path: Path) -> int:
+        """Write the conversations (all with ``None``) to ``path`` as ``md`` or ``json``; returns how many."""
+        items = transfer.collect(self.store, conversation_ids)
+        text = transfer.to_json(items) if fmt == "json" else transfer.to_markdown(items)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserFacingError(
+                f"Could not write {path}: {exc.strerror or exc}.", hint="Choose another folder."
+            ) from exc
+        return len(items)
+
+    def import_conversations(self, path: Path) -> list[Conversation]:
+        imported = transfer.import_file(self.store, path)
+        self.reload_conversations()
+        if imported:
+            self.open_conversation(imported[0].id)
+        return imported
+
+    def _ask_export(self, conversation_id: str, fmt: str) -> None:
+        ids = [conversation_id] if conversation_id else None
+        suffix = "json" if fmt == "json" else "md"
+        name = "localmind-chats"
+        if conversation_id:
+            with contextlib.suppress(UserFacingError):
+                name = self.store.get_conversation(conversation_id).title
+        safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in name).strip() or "chat"
+        filters = self.tr("JSON (*.json)") if fmt == "json" else self.tr("Markdown (*.md)")
+        target, _ = QFileDialog.getSaveFileName(
+            self.window, self.tr("Export"), str(Path.home() / f"{safe}.{suffix}"), filters
+        )
+        if not target:
+            return
+        try:
+            count = self.export_conversations(ids, fmt, Path(target))
+        except UserFacingError as exc:
+            self.window.show_error(self.tr("Export failed."), str(exc))
+            return
+        self.window.show_notice(self.tr("Exported {count} chat(s) to {path}.").format(count=count, path=target))
+
+    def _ask_import(self) -> None:
+        source, _ = QFileDialog.getOpenFileName(
+            self.window, self.tr("Import conversations"), str(Path.home()), self.tr("LocalMind export (*.json)")
+        )
+        if not source:
+            return
+        try:
+            imported = self.import_conversations(Path(source))
+        except UserFacingError as exc:
+            self.window.show_error(self.tr("Import failed."), str(exc))
+            return
+        self.window.show_notice(self.tr("Imported {count} chat(s).").format(count=len(imported)))
+
+    # -- settings -------------------------------------------------------------------------------------------------
+    def open_settings(self) -> SettingsDialog:
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.raise_()
+            return self.settings_dialog
+        system_prompt, chat_settings = self.session.chat_settings()
+        dialog = SettingsDialog(
+            self.settings,
+            system_prompt,
+            chat_settings,
+            has_conversation=self.session.conversation is not None,
+            parent=self.window,
+        )
+        dialog.applied.connect(self.apply_settings)
+        dialog.finished.connect(dialog.deleteLater)
+        self.settings_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, result: SettingsResult) -> None:
+        current, new = self.settings, result.app
+        reload_model = (current.device, current.context_budget, current.threads) != (
+            new.device,
+            new.context_budget,
+            new.threads,
+        )
+        theme_changed, language_changed = current.theme != new.theme, current.language != new.language
+        for name in ("theme", "language", "device", "context_budget", "threads", "generation"):
+            setattr(current, name, getattr(new, name))
+        self._save_settings()
+        self.session.set_chat_settings(result.system_prompt, result.chat_settings)
+        if theme_changed:
+            self.theme.apply(current.theme)
+            self.window.apply_theme()
+        if language_changed:
+            # Installing the translator sends LanguageChange: every LocalMind widget re-reads its strings.
+            self.translations.apply(current.language)
+        if reload_model and self._model_dir and self.session.model is not None and not self.session.generating:
+            self.load_model(self._model_dir)
+
+    def _save_settings(self) -> None:
+        try:
+            save_settings(self.settings)
+        except UserFacingError as exc:
+            self.window.show_error(self.tr("Settings could not be saved."), str(exc))
+
+    # -- shutdown -------------------------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Stop and save a streaming reply, end the worker and the engine process, close the store. Idempotent."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self.session.shutdown()
+        self.service.shutdown()
+        try:
+            self.store.purge_deleted(TRASH_KEEP_S)
+        except UserFacingError as exc:
+            log.warning("Could not empty the trash: %s", exc)
+        self.store.close()
+
+
+def create_app(
+    model_dir: str | None = None,
+    *,
+    engine_factory: Callable[[], ChatEngine] | None = None,
+    settings: Settings | None = None,
+    load_last_model: bool = True,
+) -> LocalMind:
+    """Build the whole app for one window (QApplication included); the caller shows ``.window``."""
+    if engine_factory is None:
+        delay = os.environ.get(ENV_TOKEN_DELAY)
+        if delay:
+            from localmind.engine.process import EngineProcess
+
+            engine_factory = lambda: SlowedEngine(EngineProcess(), float(delay))  # noqa: E731
+    mind = LocalMind(
+        model_dir=model_dir, engine_factory=engine_factory, settings=settings, load_last_model=load_last_model
+    )
+    # The window keeps its app object alive: whoever holds the window holds everything.
+    mind.setParent(mind.window)
+    return mind
+
+
+def create_main_window(args: argparse.Namespace | None = None, **kwargs: Any) -> MainWindow:
+    """The main window exactly as ``localmind`` builds it, wired to its services (for the self-test).
+
+    A QApplication may already exist; the event loop is not started. Closing the window stops the
+    worker thread and the engine process.
+    """
+    model = getattr(args, "model", None) if args is not None else None
+    return create_app(model, **kwargs).window
+
+
+# -- test hooks (hidden) ------------------------------------------------------------------------------------------
+def _install_test_hooks(mind: LocalMind) -> None:
+    prompt = os.environ.get(ENV_AUTOCHAT)
+    trace = bool(os.environ.get(ENV_TRACE))
+    report = os.environ.get(ENV_REPORT)
+    session = mind.session
+
+    def emit(*fields: object) -> None:
+        print(*fields, flush=True)
+
+    if trace:
+        session.message_added.connect(lambda m: emit("message", f"{time.time():.4f}", m.id, m.role, len(m.content)))
+
+        def on_delta(_text: str) -> None:
+            progress = session.turn_progress
+            if progress is not None:
+                emit("delta", f"{time.time():.4f}", progress[0], progress[1])
+
+        session.reply_delta.connect(on_delta)
+        session.turn_finished.connect(lambda _stats: emit("finished", f"{time.time():.4f}"))
+        mind.service.loaded.connect(lambda _info: emit("loaded", f"{time.time():.4f}"))
+    if prompt:
+
+        def send_again() -> None:
+            if not session.generating and session.model is not None:
+                session.send(prompt)
+
+        mind.service.loaded.connect(lambda _info: QTimer.singleShot(0, send_again))
+        session.generating_changed.connect(lambda on: None if on else QTimer.singleShot(50, send_again))
+    if report:
+
+        def write_report() -> None:
+            shown = mind.conversations
+            data = {
+                "conversations": [
+                    {
+                        "id": c.id,
+                        "title": c.title,
+                        "messages": [
+                            {"id": m.id, "role": m.role, "status": m.status, "content": m.content}
+                            for m in mind.store.messages(c.id)
+                        ],
+                    }
+                    for c in (shown.conversation(row) for row in range(shown.rowCount()))
+                    if c is not None
+                ]
+            }
+            Path(report).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            mind.window.close()
+
+        QTimer.singleShot(0, write_report)
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """``localmind`` / ``localmind --model DIR``: open the window and run until it closes."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    app = create_application()
+    mind = create_app(getattr(args, "model", None))
+    _install_test_hooks(mind)
+    mind.window.show()
+
+    # Ctrl+C in the terminal and SIGTERM at logout close the window properly (the reply in progress is saved).
+    def close_window(*_: object) -> None:
+        mind.window.close()
+
+    signal.signal(signal.SIGINT, close_window)
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, close_window)
+    # Python runs signal handlers only between bytecodes; give it a chance while Qt's loop waits.
+    wakeup = QTimer()
+    wakeup.timeout.connect(lambda: None)
+    wakeup.start(250)
+    return int(app.exec())
+
+
+__all__ = ["LocalMind", "SlowedEngine", "create_app", "create_application", "create_main_window", "run_gui"]

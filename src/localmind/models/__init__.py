@@ -1,0 +1,1 @@
+"""Qt item models (QtCore only) that adapt core objects for the views."""

@@ -1,0 +1,495 @@
+"""The main window: sidebar | header, notices, chat (or welcome page), composer, status.
+
+The window only arranges widgets and turns keys and clicks into signals; what a
+click means (sending, loading a model, saving) is wired in ``localmind.app``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from localmind.core.conversations import Conversation, Message
+from localmind.models.conversation_list import ConversationListModel
+from localmind.ui import icons, theme
+from localmind.ui.composer import Composer
+from localmind.ui.sidebar import Sidebar
+from localmind.ui.status_bar import StatusBar
+from localmind.ui.welcome import WelcomePage
+
+try:
+    from localmind.ui.chat_view import ChatView
+except ImportError:  # the chat view is built separately; until it lands the window uses a stand-in
+    ChatView = None  # type: ignore[assignment,misc]
+
+CONTENT_WIDTH = 820
+SAFE_LINK_SCHEMES = ("http", "https", "mailto")
+
+
+class Banner(QFrame):
+    """A notice above the chat: what happened, what to do, and buttons that do it."""
+
+    closed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Banner")
+        self.icon = QLabel()
+        self.icon.setFixedSize(20, 20)
+        self.title = QLabel()
+        self.title.setObjectName("BannerTitle")
+        self.title.setWordWrap(True)
+        self.detail = QLabel()
+        self.detail.setObjectName("BannerDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.actions_row = QHBoxLayout()
+        self.actions_row.setSpacing(8)
+        self.close_button = QToolButton()
+        self.close_button.setObjectName("HeaderButton")
+        self.close_button.clicked.connect(self.dismiss)
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        text.addWidget(self.title)
+        text.addWidget(self.detail)
+        text.addLayout(self.actions_row)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(12, 10, 8, 10)
+        row.setSpacing(10)
+        row.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
+        row.addLayout(text, 1)
+        row.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self._buttons: list[QPushButton] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.dismiss)
+        self.hide()
+
+    def show_message(
+        self,
+        kind: str,
+        title: str,
+        detail: str = "",
+        actions: Sequence[tuple[str, Callable[[], None]]] = (),
+        timeout_ms: int = 0,
+    ) -> None:
+        self.setProperty("kind", kind)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        c = theme.current()
+        color = {"error": c.danger, "warning": c.warning_text}.get(kind, c.muted)
+        self.icon.setPixmap(icons.pixmap("alert", color, 20))
+        self.title.setText(title)
+        self.detail.setText(detail)
+        self.detail.setVisible(bool(detail))
+        for button in self._buttons:
+            button.deleteLater()
+        self._buttons = []
+        for i, (text, callback) in enumerate(actions):
+            button = QPushButton(text)
+            button.setObjectName("PrimaryButton" if i == 0 else "SecondaryButton")
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.clicked.connect(callback)
+            self.actions_row.addWidget(button)
+            self._buttons.append(button)
+        if actions:
+            self.actions_row.addStretch(1)
+        self.close_button.setIcon(icons.icon("close", c.muted))
+        self.close_button.setToolTip(self.tr("Dismiss"))
+        self.close_button.setAccessibleName(self.tr("Dismiss"))
+        self.setAccessibleName(title)
+        self.show()
+        if timeout_ms:
+            self._timer.start(timeout_ms)
+        else:
+            self._timer.stop()
+
+    @property
+    def kind(self) -> str:
+        return str(self.property("kind") or "")
+
+    def dismiss(self) -> None:
+        self._timer.stop()
+        self.hide()
+        # Stretches left from earlier actions would pile up.
+        while self.actions_row.count():
+            item = self.actions_row.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self._buttons = []
+        self.closed.emit()
+
+
+class _StandInChatView(QWidget):
+    """Minimal stand-in with the chat view's interface, used only when ``localmind.ui.chat_view`` is absent."""
+
+    edit_requested = Signal(int)
+    regenerate_requested = Signal()
+    link_clicked = Signal(QUrl)
+    copy_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        from PySide6.QtWidgets import QPlainTextEdit
+
+        super().__init__(parent)
+        self._messages: list[Message] = []
+        self._text = QPlainTextEdit()
+        self._text.setReadOnly(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._text)
+
+    def _render(self) -> None:
+        self._text.setPlainText("\n\n".join(f"{m.role}: {m.content}" for m in self._messages))
+
+    def set_messages(self, messages: list[Message]) -> None:
+        self._messages = list(messages)
+        self._render()
+
+    def append_message(self, message: Message) -> None:
+        self._messages.append(message)
+        self._render()
+
+    def append_to_last(self, text: str) -> None:
+        if self._messages:
+            last = self._messages[-1]
+            self._messages[-1] = Message(**{**last.__dict__, "content": last.content + text})
+            self._render()
+
+    def update_message(self, message_id: int, content: str | None = None, status: str | None = None) -> None:
+        for i, m in enumerate(self._messages):
+            if m.id == message_id:
+                changes = {k: v for k, v in (("content", content), ("status", status)) if v is not None}
+                self._messages[i] = Message(**{**m.__dict__, **changes})
+        self._render()
+
+    def clear(self) -> None:
+        self.set_messages([])
+
+    def set_generating(self, generating: bool) -> None:
+        pass
+
+    def last_assistant_text(self) -> str:
+        return next((m.content for m in reversed(self._messages) if m.role == "assistant"), "")
+
+
+class MainWindow(QMainWindow):
+    """Signals:
+    model_folder_chosen(str): the user picked a folder to load.
+    settings_requested(), closing()
+    """
+
+    model_folder_chosen = Signal(str)
+    settings_requested = Signal()
+    closing = Signal()
+
+    CHAT_PAGE, MANAGER_PAGE = 0, 1
+
+    def __init__(
+        self,
+        conversations: ConversationListModel | None = None,
+        *,
+        state_path: Path | None = None,
+        model_manager_factory: Callable[[], QWidget] | None = None,
+    ) -> None:
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self._state_path = state_path
+        self._model_manager_factory = model_manager_factory
+        self.model_manager: QWidget | None = None
+        self._message_count = 0
+        self._generating = False
+
+        self.sidebar = Sidebar(conversations if conversations is not None else ConversationListModel(self))
+        self.chat_view = ChatView() if ChatView is not None else _StandInChatView()
+        self.chat_view.setObjectName("ChatView")
+        self.welcome = WelcomePage()
+        self.welcome.set_model_manager_available(model_manager_factory is not None)
+        self.welcome.open_folder_requested.connect(self.choose_model_folder)
+        self.welcome.get_model_requested.connect(self.show_model_manager)
+        self.composer = Composer()
+        self.status = StatusBar()
+        self.banner = Banner()
+
+        # Header: the chat's title, the model picker, settings.
+        self.header = QFrame()
+        self.header.setObjectName("ChatHeader")
+        self.header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.title_label = QLabel()
+        self.title_label.setObjectName("ChatTitle")
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.model_button = QToolButton()
+        self.model_button.setObjectName("GhostButton")
+        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_menu = QMenu(self)
+        self.open_folder_action = self.model_menu.addAction("")
+        self.open_folder_action.triggered.connect(self.choose_model_folder)
+        self.manager_action = self.model_menu.addAction("")
+        self.manager_action.triggered.connect(self.show_model_manager)
+        self.manager_action.setVisible(model_manager_factory is not None)
+        self.model_button.setMenu(self.model_menu)
+        self.settings_button = QToolButton()
+        self.settings_button.setObjectName("HeaderButton")
+        self.settings_button.setIconSize(QSize(20, 20))
+        self.settings_button.clicked.connect(self.settings_requested)
+        header = QHBoxLayout(self.header)
+        header.setContentsMargins(20, 8, 12, 8)
+        header.setSpacing(6)
+        header.addWidget(self.title_label, 1)
+        header.addWidget(self.model_button)
+        header.addWidget(self.settings_button)
+
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.welcome)
+        self.pages.addWidget(self.chat_view)
+
+        banner_row = QHBoxLayout()
+        banner_row.setContentsMargins(20, 0, 20, 0)
+        self.banner.setMaximumWidth(CONTENT_WIDTH)
+        banner_row.addStretch(1)
+        banner_row.addWidget(self.banner, 100)
+        banner_row.addStretch(1)
+        composer_row = QHBoxLayout()
+        composer_row.setContentsMargins(20, 6, 20, 10)
+        self.composer.setMaximumWidth(CONTENT_WIDTH)
+        composer_row.addStretch(1)
+        composer_row.addWidget(self.composer, 100)
+        composer_row.addStretch(1)
+
+        self.chat_area = QWidget()
+        chat_layout = QVBoxLayout(self.chat_area)
+        chat_layout.setContentsMargins(0, 0, 0, 0)
+        chat_layout.setSpacing(0)
+        chat_layout.addWidget(self.header)
+        chat_layout.addSpacing(8)
+        chat_layout.addLayout(banner_row)
+        chat_layout.addWidget(self.pages, 1)
+        chat_layout.addLayout(composer_row)
+        chat_layout.addWidget(self.status)
+
+        self.manager_holder = QWidget()
+        self.manager_layout = manager_layout = QVBoxLayout(self.manager_holder)
+        manager_layout.setContentsMargins(0, 0, 0, 0)
+        manager_layout.setSpacing(0)
+        manager_bar = QFrame()
+        manager_bar.setObjectName("ChatHeader")
+        manager_bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.back_button = QPushButton()
+        self.back_button.setObjectName("GhostButton")
+        self.back_button.clicked.connect(self.show_chat)
+        bar = QHBoxLayout(manager_bar)
+        bar.setContentsMargins(12, 8, 12, 8)
+        bar.addWidget(self.back_button)
+        bar.addStretch(1)
+        manager_layout.addWidget(manager_bar)
+
+        self.main_stack = QStackedWidget()
+        self.main_stack.addWidget(self.chat_area)
+        self.main_stack.addWidget(self.manager_holder)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("MainSplitter")
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(self.main_stack)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(1, False)
+        self.splitter.setHandleWidth(1)
+        self.splitter.setSizes([260, 900])
+        self.setCentralWidget(self.splitter)
+
+        self._build_actions()
+        self.chat_view.link_clicked.connect(self.open_link)
+        self.chat_view.copy_requested.connect(self.copy_text)
+        self.resize(1180, 780)
+        self.setMinimumSize(720, 480)
+        self.apply_theme()
+        self.retranslate()
+        self.show_conversation(None, [])
+        self.restore_window_state()
+
+    # -- actions and shortcuts ---------------------------------------------------------------------------------
+    def _build_actions(self) -> None:
+        def action(shortcuts: list[QKeySequence], slot: Callable[[], None]) -> QAction:
+            act = QAction(self)
+            act.setShortcuts(shortcuts)
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            act.triggered.connect(slot)
+            self.addAction(act)
+            return act
+
+        # "Ctrl" in a QKeySequence is Cmd on macOS, so these read right on every platform.
+        self.new_chat_action = action(
+            [QKeySequence(QKeySequence.StandardKey.New)], self.sidebar.new_chat_requested.emit
+        )
+        self.find_action = action([QKeySequence(QKeySequence.StandardKey.Find)], self.sidebar.focus_search)
+        self.settings_action = action(
+            [QKeySequence("Ctrl+,"), QKeySequence(QKeySequence.StandardKey.Preferences)], self.settings_requested.emit
+        )
+        self.stop_action = action([QKeySequence(Qt.Key.Key_Escape)], self.composer.stop_requested.emit)
+        self.stop_action.setEnabled(False)
+        self.copy_answer_action = action([QKeySequence("Ctrl+Shift+C")], self.copy_last_answer)
+        self.sidebar.settings_requested.connect(self.settings_requested)
+
+    # -- state from the app ----------------------------------------------------------------------------------
+    def show_conversation(self, conversation: Conversation | None, messages: list[Message]) -> None:
+        self.chat_view.set_messages(messages)
+        self._message_count = len(messages)
+        self._set_title(conversation.title if conversation else "")
+        self.sidebar.select_conversation(conversation.id if conversation else None)
+        self._update_page()
+
+    def add_message(self, message: Message) -> None:
+        self.chat_view.append_message(message)
+        self._message_count += 1
+        self._update_page()
+
+    def set_conversation_title(self, title: str) -> None:
+        self._set_title(title)
+
+    def _set_title(self, title: str) -> None:
+        self._title = title
+        self.title_label.setText(title or self.tr("New chat"))
+        self.setWindowTitle(f"{title} — LocalMind" if title else "LocalMind")
+
+    def _update_page(self) -> None:
+        self.pages.setCurrentWidget(self.chat_view if self._message_count else self.welcome)
+
+    def set_generating(self, generating: bool) -> None:
+        self._generating = generating
+        self.composer.set_generating(generating)
+        self.chat_view.set_generating(generating)
+        self.stop_action.setEnabled(generating)
+
+    def set_model_state(self, state: str, name: str = "") -> None:
+        """``state``: WelcomePage.NO_MODEL, LOADING or READY."""
+        self.welcome.set_state(state, name)
+        ready = state == WelcomePage.READY
+        reason = self.tr("Loading the model…") if state == WelcomePage.LOADING else self.tr("Open a model first")
+        self.composer.set_can_send(ready, "" if ready else reason)
+        c = theme.current()
+        self.model_button.setIcon(icons.icon("chip", c.muted))
+        if state == WelcomePage.LOADING:
+            self.model_button.setText(self.tr("Loading {name}…").format(name=name) + "  ▾")
+        elif ready:
+            self.model_button.setText(name + "  ▾")
+        else:
+            self.model_button.setText(self.tr("Choose a model") + "  ▾")
+        self.model_button.setAccessibleName(self.tr("Model: {name}").format(name=self.model_button.text()))
+
+    def show_error(self, title: str, detail: str = "", actions: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
+        self.banner.show_message("error", title, detail, actions)
+
+    def show_notice(self, title: str, detail: str = "", timeout_ms: int = 4000) -> None:
+        self.banner.show_message("info", title, detail, timeout_ms=timeout_ms)
+
+    # -- doing things -------------------------------------------------------------------------------------------
+    def choose_model_folder(self) -> None:
+        start = str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Open a model folder"), start)
+        if folder:
+            self.model_folder_chosen.emit(folder)
+
+    def show_model_manager(self) -> None:
+        if self._model_manager_factory is None:
+            return
+        if self.model_manager is None:
+            self.model_manager = self._model_manager_factory()
+            self.manager_layout.addWidget(self.model_manager, 1)
+        self.main_stack.setCurrentWidget(self.manager_holder)
+
+    def show_chat(self) -> None:
+        self.main_stack.setCurrentWidget(self.chat_area)
+
+    def copy_text(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+
+    def copy_last_answer(self) -> None:
+        text = self.chat_view.last_assistant_text()
+        if text:
+            self.copy_text(text)
+            self.show_notice(self.tr("Copied the last answer."), timeout_ms=2000)
+
+    def open_link(self, url: QUrl) -> bool:
+        """Open a link the user clicked in an answer in the system browser; other schemes (file:, custom) are refused."""
+        if url.scheme().lower() not in SAFE_LINK_SCHEMES:
+            self.show_error(
+                self.tr("This link was not opened."), self.tr("Only web and e-mail links open from a chat.")
+            )
+            return False
+        return QDesktopServices.openUrl(url)
+
+    # -- window state -------------------------------------------------------------------------------------------
+    def _state(self) -> QSettings | None:
+        if self._state_path is None:
+            return None
+        return QSettings(str(self._state_path), QSettings.Format.IniFormat)
+
+    def restore_window_state(self) -> None:
+        state = self._state()
+        if state is None:
+            return
+        geometry = state.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        splitter = state.value("window/splitter")
+        if isinstance(splitter, QByteArray) and not splitter.isEmpty():
+            self.splitter.restoreState(splitter)
+
+    def save_window_state(self) -> None:
+        state = self._state()
+        if state is None:
+            return
+        state.setValue("window/geometry", self.saveGeometry())
+        state.setValue("window/splitter", self.splitter.saveState())
+        state.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_window_state()
+        self.closing.emit()
+        super().closeEvent(event)
+
+    # -- look and language ---------------------------------------------------------------------------------------
+    def apply_theme(self) -> None:
+        c = theme.current()
+        self.settings_button.setIcon(icons.icon("sliders", c.muted))
+        self.model_button.setIcon(icons.icon("chip", c.muted))
+        self.sidebar.apply_theme()
+        self.composer.apply_theme()
+        self.status.apply_theme()
+        self.welcome.apply_theme()
+
+    def retranslate(self) -> None:
+        self.settings_button.setToolTip(self.tr("Settings (Ctrl+,)"))
+        self.settings_button.setAccessibleName(self.tr("Settings"))
+        self.open_folder_action.setText(self.tr("Open a model folder…"))
+        self.manager_action.setText(self.tr("Get more models…"))
+        self.model_button.setToolTip(self.tr("Choose the model"))
+        self.back_button.setText(self.tr("← Back to chat"))
+        self.chat_view.setAccessibleName(self.tr("Conversation"))
+        self._set_title(getattr(self, "_title", ""))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

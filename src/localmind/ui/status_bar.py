@@ -1,0 +1,184 @@
+"""The strip under the chat: model and device, loading state, speed of the last answer, and how full the context is."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QWidget
+
+from localmind.engine.types import LoadInfo, TurnStats
+from localmind.ui import icons, theme
+
+DEVICE_NAMES = {"cpu": "CPU", "cuda": "CUDA GPU", "dml": "DirectML GPU", "coreml": "Core ML"}
+HIGH_CONTEXT = 0.9
+
+
+def _sep() -> QLabel:
+    label = QLabel("·")
+    label.setObjectName("Separator")
+    return label
+
+
+class StatusBar(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("StatusBar")
+        self._info: LoadInfo | None = None
+        self._loading: str | None = None
+        self._stats: TurnStats | None = None
+        self._context: tuple[int, int] = (0, 0)
+        self._failed = False
+
+        self.chip = QLabel()
+        self.chip.setFixedSize(QSize(16, 16))
+        self.model_label = QLabel()
+        self.model_label.setObjectName("ModelLabel")
+        self.device_label = QLabel()
+        self.device_label.setObjectName("DeviceLabel")
+        self.busy = QProgressBar()
+        self.busy.setObjectName("BusyBar")
+        self.busy.setRange(0, 0)
+        self.busy.setTextVisible(False)
+        self.busy.setFixedWidth(80)
+        self.busy.hide()
+        self.speed_sep = _sep()
+        self.ttft_label = QLabel()
+        self.ttft_label.setObjectName("TtftLabel")
+        self.speed_label = QLabel()
+        self.speed_label.setObjectName("SpeedLabel")
+        self.dropped_label = QLabel()
+        self.dropped_label.setObjectName("DroppedNotice")
+        self.gauge = QProgressBar()
+        self.gauge.setObjectName("ContextGauge")
+        self.gauge.setTextVisible(False)
+        self.gauge.setFixedWidth(110)
+        self.gauge_label = QLabel()
+        self.gauge_label.setObjectName("ContextLabel")
+
+        row = QHBoxLayout(self)
+        row.setContentsMargins(14, 5, 14, 5)
+        row.setSpacing(8)
+        for widget in (
+            self.chip,
+            self.model_label,
+            self.device_label,
+            self.busy,
+            self.speed_sep,
+            self.ttft_label,
+            self.speed_label,
+            self.dropped_label,
+        ):
+            row.addWidget(widget)
+        row.addStretch(1)
+        row.addWidget(self.gauge, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.gauge_label)
+        self.apply_theme()
+        self._refresh()
+
+    # -- updates -------------------------------------------------------------------------------------------------
+    def set_loading(self, model_dir: str | None) -> None:
+        """``model_dir`` is loading now (``None``: nothing is loading)."""
+        self._loading = model_dir
+        if model_dir:
+            self._failed = False
+        self._refresh()
+
+    def set_model(self, info: LoadInfo | None) -> None:
+        self._info = info
+        self._loading = None
+        self._failed = False
+        self._stats = None
+        self._context = (0, info.context_budget if info else 0)
+        self._refresh()
+
+    def set_load_failed(self) -> None:
+        self._loading = None
+        self._info = None
+        self._failed = True
+        self._refresh()
+
+    def set_turn_stats(self, stats: TurnStats | None) -> None:
+        self._stats = stats
+        self._refresh()
+
+    def set_context(self, used: int, budget: int) -> None:
+        self._context = (used, budget)
+        self._refresh()
+
+    # -- drawing ---------------------------------------------------------------------------------------------------
+    def _refresh(self) -> None:
+        from pathlib import Path
+
+        info = self._info
+        self.busy.setVisible(self._loading is not None)
+        if self._loading is not None:
+            name = Path(self._loading).name or self._loading
+            self.model_label.setText(self.tr("Loading {name}…").format(name=name))
+            self.device_label.setText("")
+            self.device_label.setToolTip("")
+        elif info is not None:
+            self.model_label.setText(info.model_name)
+            self.model_label.setToolTip(info.model_dir)
+            device = DEVICE_NAMES.get(info.device, info.device)
+            if info.fallback_reasons:
+                self.device_label.setText(self.tr("on {device} ⓘ").format(device=device))
+                lines = [self.tr("Running on {device}. Not used:").format(device=device)]
+                lines += [f"• {DEVICE_NAMES.get(d, d)}: {why}" for d, why in info.fallback_reasons]
+                self.device_label.setToolTip("\n".join(lines))
+            else:
+                self.device_label.setText(self.tr("on {device}").format(device=device))
+                self.device_label.setToolTip("")
+        else:
+            self.model_label.setText(self.tr("Model failed to load") if self._failed else self.tr("No model loaded"))
+            self.model_label.setToolTip("")
+            self.device_label.setText("")
+            self.device_label.setToolTip("")
+        self.model_label.setAccessibleName(self.model_label.text())
+
+        stats = self._stats
+        has_stats = stats is not None and stats.generated_tokens > 0
+        self.speed_sep.setVisible(has_stats)
+        self.ttft_label.setVisible(has_stats)
+        self.speed_label.setVisible(has_stats)
+        if stats is not None and has_stats:
+            self.ttft_label.setText(
+                self.tr("First token {seconds} s").format(seconds=f"{stats.time_to_first_token_s:.2f}")
+            )
+            self.speed_label.setText(self.tr("{rate} tok/s").format(rate=f"{stats.tokens_per_second:.1f}"))
+        dropped = stats.dropped_messages if stats is not None else 0
+        self.dropped_label.setVisible(dropped > 0)
+        if dropped:
+            self.dropped_label.setText(
+                self.tr("⚠ {count} older message(s) left out to fit the context").format(count=dropped)
+            )
+            self.dropped_label.setToolTip(
+                self.tr(
+                    "The model only sees the most recent part of a long chat. Start a new chat or raise the context size in Settings."
+                )
+            )
+
+        used, budget = self._context
+        self.gauge.setVisible(budget > 0)
+        self.gauge_label.setVisible(budget > 0)
+        if budget > 0:
+            self.gauge.setRange(0, budget)
+            self.gauge.setValue(min(used, budget))
+            self.gauge_label.setText(self.tr("{used} / {budget} tokens").format(used=f"{used:,}", budget=f"{budget:,}"))
+            level = "high" if used >= HIGH_CONTEXT * budget else "normal"
+            if self.gauge.property("level") != level:
+                self.gauge.setProperty("level", level)
+                self.gauge.style().unpolish(self.gauge)
+                self.gauge.style().polish(self.gauge)
+            self.gauge.setAccessibleName(self.tr("Context used"))
+            self.gauge.setToolTip(self.tr("How much of the model's context this chat uses"))
+
+    def apply_theme(self) -> None:
+        c = theme.current()
+        self.chip.setPixmap(icons.pixmap("chip", c.muted, 16))
+
+    def retranslate(self) -> None:
+        self._refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,205 @@
+"""The page shown instead of an empty chat.
+
+With no model it says how to get one (the model manager, or a folder already on
+disk); while one loads it says so; once a model is ready it offers a few
+things to try.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from localmind.ui import icons, theme
+
+
+class _Card(QFrame):
+    """A clickable card: icon, title, one line of explanation and a button."""
+
+    def __init__(self, icon_name: str, primary: bool) -> None:
+        super().__init__()
+        self.setObjectName("WelcomeCard")
+        self.icon_name = icon_name
+        self.icon = QLabel()
+        self.icon.setFixedSize(28, 28)
+        self.title = QLabel()
+        self.title.setObjectName("CardTitle")
+        self.text = QLabel()
+        self.text.setObjectName("CardText")
+        self.text.setWordWrap(True)
+        self.button = QPushButton()
+        self.button.setObjectName("PrimaryButton" if primary else "SecondaryButton")
+        self.button.setCursor(Qt.CursorShape.PointingHandCursor)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 18, 20, 18)
+        layout.setSpacing(8)
+        layout.addWidget(self.icon)
+        layout.addWidget(self.title)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(240)
+        self.setMaximumWidth(340)
+
+    def apply_theme(self) -> None:
+        c = theme.current()
+        self.icon.setPixmap(icons.pixmap(self.icon_name, c.accent_hover if c.is_dark else c.accent, 28))
+
+
+class WelcomePage(QWidget):
+    """Signals: get_model_requested(), open_folder_requested(), suggestion_chosen(str)."""
+
+    get_model_requested = Signal()
+    open_folder_requested = Signal()
+    suggestion_chosen = Signal(str)
+
+    NO_MODEL, LOADING, READY = "no-model", "loading", "ready"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("WelcomePage")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self._state = self.NO_MODEL
+        self._loading_name = ""
+        self._model_manager_available = True
+
+        self.logo = QLabel()
+        self.logo.setFixedSize(56, 56)
+        self.logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title = QLabel()
+        self.title.setObjectName("WelcomeTitle")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.subtitle = QLabel()
+        self.subtitle.setObjectName("WelcomeSubtitle")
+        self.subtitle.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.subtitle.setWordWrap(True)
+        self.subtitle.setMaximumWidth(560)
+
+        self.get_card = _Card("download", primary=True)
+        self.get_card.button.clicked.connect(self.get_model_requested)
+        self.folder_card = _Card("folder", primary=False)
+        self.folder_card.button.clicked.connect(self.open_folder_requested)
+        self.cards = QWidget()
+        cards = QHBoxLayout(self.cards)
+        cards.setContentsMargins(0, 0, 0, 0)
+        cards.setSpacing(16)
+        cards.addStretch(1)
+        cards.addWidget(self.get_card)
+        cards.addWidget(self.folder_card)
+        cards.addStretch(1)
+
+        self.suggestions = QWidget()
+        grid = QGridLayout(self.suggestions)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(10)
+        self.suggestion_buttons: list[QPushButton] = []
+        for i in range(4):
+            button = QPushButton()
+            button.setObjectName("SuggestionButton")
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.setMinimumWidth(250)
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            button.clicked.connect(lambda _=False, b=button: self.suggestion_chosen.emit(b.property("prompt")))
+            grid.addWidget(button, i // 2, i % 2)
+            self.suggestion_buttons.append(button)
+        self.suggestions.setMaximumWidth(640)
+
+        self.privacy = QLabel()
+        self.privacy.setObjectName("PrivacyNote")
+        self.privacy.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(32, 24, 32, 24)
+        layout.setSpacing(10)
+        layout.addStretch(3)
+        layout.addWidget(self.logo, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addSpacing(6)
+        layout.addWidget(self.title)
+        layout.addWidget(self.subtitle, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addSpacing(18)
+        layout.addWidget(self.cards)
+        layout.addWidget(self.suggestions, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(4)
+        layout.addWidget(self.privacy)
+        self.apply_theme()
+        self.retranslate()
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    def set_state(self, state: str, model_name: str = "") -> None:
+        self._state = state
+        self._loading_name = model_name
+        self.retranslate()
+
+    def set_model_manager_available(self, available: bool) -> None:
+        self._model_manager_available = available
+        self.get_card.setVisible(available)
+
+    def retranslate(self) -> None:
+        state = self._state
+        if state == self.READY:
+            self.title.setText(self.tr("How can I help you today?"))
+            self.subtitle.setText(
+                self.tr("Ask anything. {model} answers right here on your computer.").format(model=self._loading_name)
+            )
+        elif state == self.LOADING:
+            self.title.setText(self.tr("Getting {model} ready…").format(model=self._loading_name))
+            self.subtitle.setText(self.tr("Loading the model into memory. You can read your earlier chats meanwhile."))
+        else:
+            self.title.setText(self.tr("Welcome to LocalMind"))
+            self.subtitle.setText(
+                self.tr(
+                    "Chat with an AI model that runs entirely on your computer. To begin, add a model — it takes a few minutes, once."
+                )
+            )
+        self.cards.setVisible(state == self.NO_MODEL)
+        self.get_card.setVisible(self._model_manager_available)
+        self.suggestions.setVisible(state == self.READY)
+
+        self.get_card.title.setText(self.tr("Get a model"))
+        self.get_card.text.setText(
+            self.tr("Pick a small, capable model from the catalog and download it. Recommended.")
+        )
+        self.get_card.button.setText(self.tr("Browse models"))
+        self.get_card.button.setAccessibleName(self.tr("Get a model"))
+        self.folder_card.title.setText(self.tr("Use a model you have"))
+        self.folder_card.text.setText(
+            self.tr("Open a folder with an ONNX Runtime GenAI model (it contains genai_config.json).")
+        )
+        self.folder_card.button.setText(self.tr("Open a model folder…"))
+        self.folder_card.button.setAccessibleName(self.tr("Open a model folder"))
+
+        prompts = [
+            (self.tr("Explain a concept"), self.tr("Explain how a rainbow forms, simply.")),
+            (self.tr("Write something"), self.tr("Write a short, friendly note inviting my team to lunch on Friday.")),
+            (self.tr("Summarize"), self.tr("Summarize the following text in three bullet points:\n\n")),
+            (self.tr("Code"), self.tr("Write a Python function that checks whether a word is a palindrome.")),
+        ]
+        for button, (head, prompt) in zip(self.suggestion_buttons, prompts, strict=True):
+            button.setText(f"{head}\n{prompt.splitlines()[0]}")
+            button.setProperty("prompt", prompt)
+            button.setAccessibleName(head)
+        self.privacy.setText(self.tr("🔒 Private by design: nothing you type leaves this computer."))
+
+    def apply_theme(self) -> None:
+        c = theme.current()
+        self.logo.setPixmap(icons.pixmap("spark", c.accent_hover if c.is_dark else c.accent, 48))
+        self.logo.setMinimumSize(QSize(56, 56))
+        for card in (self.get_card, self.folder_card):
+            card.apply_theme()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
