@@ -14,7 +14,13 @@ from localmind.core.hub.download import (
     list_unfinished,
     request_for_catalog,
 )
-from localmind.core.hub.errors import AuthRequiredError, DownloadStopped, HubError, NotEnoughDiskError
+from localmind.core.hub.errors import (
+    AlreadyInstalledError,
+    AuthRequiredError,
+    DownloadStopped,
+    HubError,
+    NotEnoughDiskError,
+)
 from localmind.core.hub.importer import import_folder, import_zip
 from localmind.core.hub.installed import (
     InstalledModel,
@@ -33,6 +39,7 @@ from localmind.core.hub.settings import HubSettings, hub_endpoint
 
 __all__ = [
     "MANIFEST_NAME",
+    "AlreadyInstalledError",
     "AuthRequiredError",
     "DownloadJob",
     "DownloadProgress",

@@ -19,7 +19,7 @@ from pathlib import Path
 from localmind import paths
 from localmind.core.catalog import CatalogEntry, free_disk_bytes
 from localmind.core.hub.control import CANCEL, TransferControl
-from localmind.core.hub.errors import DownloadStopped, HubError, NotEnoughDiskError
+from localmind.core.hub.errors import AlreadyInstalledError, DownloadStopped, HubError, NotEnoughDiskError
 from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
 from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
 from localmind.core.hub.lock import DownloadLock
@@ -235,10 +235,7 @@ class DownloadJob:
         model_id = request.model_id or default_model_id(repo, folder)
         self.model_id = self.tracker.model_id = model_id
         if get_installed(model_id) is not None:
-            raise UserFacingError(
-                f"{model_id} is already installed.",
-                hint=f"Remove it first to download it again (`localmind models remove {model_id}`).",
-            )
+            raise AlreadyInstalledError(model_id)
         staging = paths.staging_dir() / model_id
         with DownloadLock(paths.staging_dir() / f"{model_id}.lock", model_id):
             try:

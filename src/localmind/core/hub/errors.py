@@ -25,6 +25,15 @@ class AuthRequiredError(HubError):
         self.had_token = had_token
 
 
+class AlreadyInstalledError(HubError):
+    def __init__(self, model_id: str) -> None:
+        super().__init__(
+            f"{model_id} is already installed.",
+            hint=f"Remove it first to download it again (`localmind models remove {model_id}`).",
+        )
+        self.model_id = model_id
+
+
 class NotEnoughDiskError(HubError):
     def __init__(self, needed: int, free: int, where: str) -> None:
         super().__init__(

@@ -174,17 +174,17 @@ def import_zip(
             for info, relative in files:
                 hashes[relative] = _extract(archive, info, unpack / relative, on_bytes)
             model_root = _find_model_root(unpack)
-            prefix = model_root.relative_to(unpack).as_posix()
+            prefix = "" if model_root == unpack else model_root.relative_to(unpack).as_posix()
             validate_model_folder(model_root)
             chosen_id = _check_id(model_id, _name_for(model_root) if prefix else zip_path.stem)
             entries = []
             for path in _model_files(model_root):
                 relative = path.relative_to(model_root).as_posix()
-                key = f"{prefix}/{relative}" if prefix and prefix != "." else relative
+                key = f"{prefix}/{relative}" if prefix else relative
                 entries.append(ManifestFile(relative, path.stat().st_size, SHA256, hashes[key]))
             manifest = Manifest(
                 id=chosen_id,
-                name=_name_for(model_root) if prefix not in ("", ".") else zip_path.stem,
+                name=_name_for(model_root) if prefix else zip_path.stem,
                 source="zip",
                 files=tuple(entries),
                 total_bytes=sum(e.size for e in entries),

@@ -10,12 +10,14 @@ hash is the one the Hub lists.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib.util
 import logging
 import os
 import re
 import shutil
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,7 +235,7 @@ class FileFetcher:
         start = state.size
         try:
             with get_session().stream("GET", location, headers=headers, timeout=timeout) as response:
-                unregister = self.control.register_closer(response.close)
+                unregister = self.control.register_closer(lambda: _interrupt(response))
                 try:
                     if self._check_response(response, state):
                         self._stream(response, state)
@@ -242,7 +244,7 @@ class FileFetcher:
         except (httpx2.TransportError, httpx2.StreamError) as exc:
             self.control.check()  # a stop closes the stream: that is not a network failure
             if isinstance(exc, httpx2.ReadTimeout):
-                reason = f"no data for {self.settings.stall_timeout_s:.0f} s"
+                reason = f"no data for {self.settings.stall_timeout_s:g} s"
             else:
                 reason = type(exc).__name__
             raise _Retry(f"connection problem ({reason})", progressed=state.size > start) from exc
@@ -355,6 +357,17 @@ class FileFetcher:
         shutil.rmtree(scratch, ignore_errors=True)
         self.on_bytes(file.size - done)
         return hash_file(part, file.algorithm, check=self.control.check)
+
+
+def _interrupt(response: Any) -> None:
+    """Wake a read blocked on a silent server: closing a response from another thread does not, shutting its socket does."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        return
+    response.close()
 
 
 def part_size(path: Path) -> int:
