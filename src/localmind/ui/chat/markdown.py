@@ -34,6 +34,10 @@ MARKDOWN_FEATURES = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextD
 SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
+# An unfinished line longer than this (a model writing one endless paragraph, or looping) is cut at a
+# sentence end and settled, so the still-growing tail, which is re-rendered per batch, stays short.
+LONG_LINE_CUT = 1000
+_SENTENCE_END = re.compile(r"[.!?;:。！？；…](?=\s)|[。！？；]")
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15, 4: 1.05, 5: 1.0, 6: 1.0}
 
 
@@ -211,6 +215,8 @@ class StreamSplitter:
                 self._add_prose(line)
             else:
                 self._add_prose(line)
+        if self._fence is None and len(self._partial) > LONG_LINE_CUT:
+            self._cut_long_line(events)
         if self._fence is not None:
             if code_lines:
                 events.append(CodeLines(code_lines))
@@ -223,6 +229,20 @@ class StreamSplitter:
 
     def _add_prose(self, line: str) -> None:
         self._prose.append(line)
+
+    def _cut_long_line(self, events: list[StreamEvent]) -> None:
+        """Settle the first part of an over-long line. It shows as two paragraphs until the answer
+        completes and is rendered whole."""
+        line = self._partial
+        search_from = LONG_LINE_CUT // 4
+        cut = -1
+        for m in _SENTENCE_END.finditer(line, search_from):
+            cut = m.end()
+        if cut < 0:
+            cut = line.rfind(" ", search_from) + 1 or len(line)
+        self._add_prose(line[:cut])
+        self._settle(events)
+        self._partial = line[cut:].lstrip(" ")
 
     def _settle(self, events: list[StreamEvent]) -> None:
         text = "\n".join(self._prose).strip("\n")

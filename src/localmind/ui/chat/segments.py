@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -43,7 +43,11 @@ def _transparent_viewport(widget: QTextBrowser | QPlainTextEdit) -> None:
 
 
 class MarkdownView(QTextBrowser):
-    """Read-only, selectable rich text that is exactly as tall as its content (no inner scrolling).
+    """Read-only, selectable rich text exactly as tall as its content (no inner scrolling).
+
+    The height is fixed and recomputed only when the width or the content changes. Height-for-width
+    would be the textbook way, but then every relayout of a message calls back into Python for every
+    one of its blocks, which made a streaming batch cost grow with the length of the answer.
 
     Signals:
         link_activated(QUrl): the user clicked a link with a scheme we allow to open.
@@ -54,8 +58,7 @@ class MarkdownView(QTextBrowser):
     def __init__(self, theme: ChatTheme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._theme = theme
-        self._hfw_width = -1
-        self._hfw_height = 0
+        self._fitted_width = -1
         self.setDocument(SafeDocument(self))
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -70,13 +73,11 @@ class MarkdownView(QTextBrowser):
             | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
         )
         self.document().setDocumentMargin(0)
-        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(40)
         _transparent_viewport(self)
         self.anchorClicked.connect(self._on_anchor)
         self.highlighted.connect(self._on_hover_link)
-        self.document().contentsChanged.connect(self._content_changed)
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         # Images in an answer are replaced by text links before layout; this refuses anything left.
@@ -85,16 +86,36 @@ class MarkdownView(QTextBrowser):
     def set_markdown(self, text: str) -> None:
         self.document().setDefaultFont(self.font())
         render_markdown(self.document(), text, self._theme)
+        self.fit_height()
 
     def set_plain(self, text: str) -> None:
         self.document().setDefaultFont(self.font())
         self.setPlainText(text)
+        self.fit_height()
 
     def append_plain(self, text: str) -> None:
-        """Add text at the end without re-laying out what is already there."""
+        """Add text at the end; only the last paragraph is laid out again."""
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(text)
+        self.fit_height()
+
+    def fit_height(self) -> None:
+        doc = self.document()
+        width = self.viewport().width()
+        if doc.textWidth() != width:
+            doc.setTextWidth(width)
+        height = math.ceil(doc.size().height())
+        if height != self.height() or self.minimumHeight() != height:
+            self.setFixedHeight(height)
+
+    def ideal_width(self) -> int:
+        """Width of the longest line unwrapped: lets a short user message make a narrow bubble."""
+        doc = self.document()
+        doc.setTextWidth(-1)
+        width = math.ceil(doc.idealWidth()) + 1
+        doc.setTextWidth(self.viewport().width())
+        return width
 
     def _on_anchor(self, url: QUrl) -> None:
         if is_safe_link(url):
@@ -104,41 +125,10 @@ class MarkdownView(QTextBrowser):
         # Show where a link really goes: its text may claim otherwise.
         self.setToolTip(url.toString() if not url.isEmpty() else "")
 
-    def _content_changed(self) -> None:
-        self._hfw_width = -1
-        self.updateGeometry()
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        if width != self._hfw_width:
-            doc = self.document()
-            doc.setTextWidth(max(1, width))
-            self._hfw_width = width
-            self._hfw_height = math.ceil(doc.size().height())
-        return self._hfw_height
-
-    def sizeHint(self) -> QSize:
-        width = self.width() if self.width() > 1 else 400
-        return QSize(width, self.heightForWidth(width))
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(40, 0)
-
-    def ideal_width(self) -> int:
-        """Width of the longest line without wrapping: lets a short user message make a narrow bubble."""
-        doc = self.document()
-        doc.setTextWidth(-1)
-        self._hfw_width = -1
-        return math.ceil(doc.idealWidth()) + 1
-
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.document().setTextWidth(self.viewport().width())
-        wanted = self.heightForWidth(self.width())
-        if wanted != self.height():
-            self.updateGeometry()
+        if event.size().width() != event.oldSize().width():
+            self.fit_height()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         # Nothing to scroll inside: let the conversation scroll.
