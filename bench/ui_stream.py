@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
 
-from localmind.ui.chat_view import ChatView  # noqa: E402
+from localmind.ui.chat_view import ChatView
 
 
 @dataclass
@@ -74,7 +74,25 @@ def code_answer(min_chars: int) -> str:
 
 
 def paragraph_answer(min_chars: int) -> str:
-    words = "the model writes one very long paragraph with **bold** and `code` but no line break at all".split()
+    words = [
+        "the",
+        "model",
+        "writes",
+        "one",
+        "very",
+        "long",
+        "paragraph",
+        "with",
+        "**bold**",
+        "and",
+        "`code`",
+        "but",
+        "no",
+        "line",
+        "break",
+        "at",
+        "all",
+    ]
     out: list[str] = []
     i = 0
     while sum(len(w) + 1 for w in out) < min_chars:
