@@ -31,6 +31,7 @@ Environment:
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import shutil
@@ -296,7 +297,7 @@ class SelfTest:
 def build_window(args: argparse.Namespace) -> tuple[Any, str, str]:
     """The window to show: (widget, where it came from, why it is not the real window or '')."""
     try:
-        import localmind.app as app_module
+        app_module = importlib.import_module("localmind.app")
     except ModuleNotFoundError as exc:
         if exc.name != "localmind.app":
             raise
