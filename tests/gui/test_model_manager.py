@@ -1,0 +1,158 @@
+"""The model manager page, driven like a user would, against the fake hub."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from localmind import paths
+from localmind.core import secrets
+from localmind.core.catalog import GB, MachineInfo
+from localmind.core.hub import HubSettings, get_installed, import_folder, list_installed, list_unfinished
+from localmind.ui.model_manager import ModelManagerPage
+from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub
+from tests.helpers.hub_env import GATED_REPO, REPO, TOKEN, allow_hub_access, fast_settings, start_hub
+
+pytestmark = pytest.mark.gui
+MODEL_ID = "tiny-onnx-cpu-int4-rtn-block-32-acc-level-4"
+
+
+@pytest.fixture
+def hub(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    allow_hub_access(monkeypatch)
+    server = start_hub(tiny_model)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def opened() -> list[Path]:
+    return []
+
+
+@pytest.fixture
+def page(qtbot: QtBot, hub: FakeHub, opened: list[Path]) -> Iterator[ModelManagerPage]:
+    widget = ModelManagerPage(
+        settings=fast_settings(hub),
+        machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
+        confirm=lambda title, detail: True,
+        ask_token=lambda: TOKEN,
+        open_folder=opened.append,
+    )
+    qtbot.addWidget(widget)
+    widget.show()
+    yield widget
+    widget.controller.shutdown()
+    secrets.delete_token()
+
+
+def find_repo(qtbot: QtBot, page: ModelManagerPage, repo: str) -> None:
+    page.repo_input.setText(repo)
+    with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+        page.repo_find.click()
+
+
+def test_catalog_shows_fit_hints_and_a_recommendation(page: ModelManagerPage) -> None:
+    assert page.catalog_table.rowCount() >= 6
+    assert page.recommended is not None and page.recommended_box.isVisibleTo(page)
+    assert page.recommended.name in page.recommended_label.text()
+    texts = [page.catalog_table.item(r, 3).text() for r in range(page.catalog_table.rowCount())]
+    assert "Fits" in texts
+    assert any("★" in page.catalog_table.item(r, 0).text() for r in range(page.catalog_table.rowCount()))
+    assert "16.0 GB memory" in page.machine_label.text()
+    assert page.installed_table.rowCount() == 0 and not page.load_button.isEnabled()
+
+
+def test_add_by_repo_download_load_verify_open_delete(qtbot: QtBot, page: ModelManagerPage, opened: list[Path]) -> None:
+    find_repo(qtbot, page, REPO)
+    assert page.repo_folders.currentData() == DEVICE_FOLDER and page.repo_download.isEnabled()
+    progress: list[object] = []
+    page.controller.progress.connect(lambda key, p: progress.append(p))
+    with qtbot.waitSignal(page.controller.download_succeeded, timeout=15_000):
+        page.repo_download.click()
+    assert progress and MODEL_ID not in page.rows
+    assert page.installed_table.rowCount() == 1 and page.installed_table.item(0, 3).text() == "Ready"
+    assert "installed and verified" in page.message.text()
+
+    page.select_installed(MODEL_ID)
+    with qtbot.waitSignal(page.load_requested) as loaded:
+        page.load_button.click()
+    assert loaded.args == [str(paths.models_dir() / MODEL_ID)]
+
+    with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+        page.verify_button.click()
+    assert "files match their hashes" in page.message.text()
+    page.open_button.click()
+    assert opened == [paths.models_dir() / MODEL_ID]
+
+    with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+        page.delete_button.click()
+    assert page.installed_table.rowCount() == 0 and list_installed() == []
+
+
+def test_gated_repo_asks_for_a_token_and_then_downloads(qtbot: QtBot, page: ModelManagerPage) -> None:
+    page.repo_input.setText(GATED_REPO)
+    with qtbot.waitSignal(page.controller.task_failed, timeout=10_000):
+        page.repo_find.click()
+    assert "licence" in page.message.text() and page.token_button.isVisibleTo(page)
+    page.token_button.click()
+    assert "kept only until LocalMind closes" in page.message.text()  # this machine has no keyring
+    find_repo(qtbot, page, GATED_REPO)
+    with qtbot.waitSignal(page.controller.download_succeeded, timeout=15_000):
+        page.repo_download.click()
+    assert page.installed_table.rowCount() == 1
+
+
+def test_pause_resume_and_cancel(qtbot: QtBot, hub: FakeHub, page: ModelManagerPage) -> None:
+    hub.faults.throttle_bps = 300_000
+    find_repo(qtbot, page, REPO)
+    with qtbot.waitSignal(
+        page.controller.progress, timeout=10_000, check_params_cb=lambda key, p: p.done_bytes > 50_000
+    ):
+        page.repo_download.click()
+    row = page.rows[MODEL_ID]
+    assert "/s" in row.detail.text() and row.bar.value() > 0
+    with qtbot.waitSignal(page.controller.download_stopped, timeout=10_000):
+        row.pause_button.click()
+    assert "Paused" in row.detail.text() and row.resume_button.isVisibleTo(page)
+    assert [u.model_id for u in list_unfinished()] == [MODEL_ID] and list_installed() == []
+
+    with qtbot.waitSignal(page.controller.progress, timeout=10_000):
+        row.resume_button.click()
+    with qtbot.waitSignal(page.controller.download_stopped, timeout=10_000):
+        row.cancel_button.click()
+    assert MODEL_ID not in page.rows and "cancelled" in page.message.text()
+    assert list_unfinished() == [] and list_installed() == []
+    assert not (paths.staging_dir() / MODEL_ID).exists()
+
+
+def test_failure_is_shown_and_nothing_installed(qtbot: QtBot, hub: FakeHub, page: ModelManagerPage) -> None:
+    find_repo(qtbot, page, REPO)
+    hub.faults.corrupt[f"{DEVICE_FOLDER}/weights.bin"] = 2
+    with qtbot.waitSignal(page.controller.download_failed, timeout=15_000):
+        page.repo_download.click()
+    assert "arrived damaged twice" in page.message.text()
+    assert "arrived damaged twice" in page.rows[MODEL_ID].detail.text()
+    assert page.installed_table.rowCount() == 0 and list_installed() == []
+
+
+def test_a_damaged_model_cannot_be_loaded(qtbot: QtBot, tiny_model: Path, page: ModelManagerPage) -> None:
+    model = import_folder(tiny_model, model_id="tiny")
+    (model.folder / "model.onnx").write_bytes(b"broken")
+    page.refresh()
+    page.select_installed("tiny")
+    assert page.installed_table.item(0, 3).text().startswith("Damaged")
+    assert not page.load_button.isEnabled()
+    with qtbot.assertNotEmitted(page.load_requested):
+        page.load_selected()
+    assert "damaged" in page.message.text()
+    assert get_installed("tiny") is not None
+
+
+def test_settings_type_is_used(page: ModelManagerPage) -> None:
+    assert isinstance(page.controller.settings, HubSettings)
