@@ -240,7 +240,7 @@ class ChatView(QWidget):
             return
         first_widget = self._widgets.get(self._records[self._first_built].id)
         start = max(0, self._first_built - PAGE_SIZE)
-        if first_widget is not None:
+        if first_widget is not None and not self._stick:
             # Keep what the user is looking at in place while content appears above it.
             bar = self._scroll.verticalScrollBar()
             self._anchor = (first_widget, self._widget_top(first_widget) - bar.value())

@@ -215,6 +215,16 @@ class StreamSplitter:
                 self._add_prose(line)
             else:
                 self._add_prose(line)
+        if (
+            self._fence is None
+            and self._partial
+            and self._prose
+            and not self._prose[-1].strip()
+            and not self._partial[0].isspace()
+            and not _could_become_fence(self._partial)
+        ):
+            # The next block has begun: its first character rules out a continuation.
+            self._settle(events)
         if self._fence is None and len(self._partial) > LONG_LINE_CUT:
             self._cut_long_line(events)
         if self._fence is not None:
@@ -245,7 +255,7 @@ class StreamSplitter:
         self._partial = line[cut:].lstrip(" ")
 
     def _settle(self, events: list[StreamEvent]) -> None:
-        text = "\n".join(self._prose).strip("\n")
+        text = "\n".join(self._prose).lstrip("\n").rstrip()
         if text.strip():
             events.append(ProseSettled(text))
         self._prose = []
