@@ -14,7 +14,7 @@ from localmind.core.catalog import GB, MachineInfo
 from localmind.core.hub import HubSettings, get_installed, import_folder, list_installed, list_unfinished
 from localmind.ui.model_manager import ModelManagerPage
 from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub
-from tests.helpers.hub_env import GATED_REPO, REPO, TOKEN, allow_hub_access, fast_settings, start_hub
+from tests.helpers.hub_env import GATED_REPO, REPO, TOKEN, allow_hub_access, fast_settings, start_hub, use_keyring
 
 pytestmark = pytest.mark.gui
 MODEL_ID = "tiny-onnx-cpu-int4-rtn-block-32-acc-level-4"
@@ -36,7 +36,8 @@ def opened() -> list[Path]:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, hub: FakeHub, opened: list[Path]) -> Iterator[ModelManagerPage]:
+def page(qtbot: QtBot, hub: FakeHub, opened: list[Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[ModelManagerPage]:
+    use_keyring(monkeypatch)  # no keyring: the token is kept for the session
     widget = ModelManagerPage(
         settings=fast_settings(hub),
         machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),

@@ -27,6 +27,14 @@ def allow_hub_access(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
 
 
+def use_keyring(monkeypatch: pytest.MonkeyPatch, backend: object | None = None) -> None:
+    """Make ``backend`` the keyring for this test (default: none at all), so no test touches a real keyring."""
+    import keyring.backends.fail
+    import keyring.core
+
+    monkeypatch.setattr(keyring.core, "_keyring_backend", backend or keyring.backends.fail.Keyring())
+
+
 def start_hub(model_dir: Path, *, page_size: int = 1000, weights_size: int = WEIGHTS_SIZE) -> FakeHub:
     hub = FakeHub(page_size=page_size)
     extra = {WEIGHTS: pseudo_random_bytes(weights_size)}

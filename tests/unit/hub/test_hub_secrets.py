@@ -10,16 +10,20 @@ import keyring
 import keyring.backend
 import keyring.errors
 import pytest
+from jaraco.classes import properties
 
 from localmind import paths
 from localmind.core import secrets
 from localmind.core.hub import DownloadJob, DownloadRequest, HubSettings
 from tests.helpers.fake_hub import FakeHub
-from tests.helpers.hub_env import GATED_REPO, TOKEN
+from tests.helpers.hub_env import GATED_REPO, TOKEN, use_keyring
 
 
 class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    @properties.classproperty
+    def priority(cls) -> float:
+        # Not viable for keyring's own backend choice: defining this class must not make it everyone's keyring.
+        raise RuntimeError("test backend, set explicitly only")
 
     def __init__(self) -> None:
         super().__init__()
@@ -38,16 +42,14 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
 
 
 @pytest.fixture(autouse=True)
-def clean_session() -> Iterator[None]:
-    previous = keyring.get_keyring()
+def clean_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    use_keyring(monkeypatch)
     secrets.delete_token()
     yield
     secrets.delete_token()
-    keyring.set_keyring(previous)
 
 
 def test_without_a_keyring_the_token_is_kept_for_the_session() -> None:
-    keyring.set_keyring(keyring.backends.fail.Keyring())  # type: ignore[attr-defined]
     assert not secrets.keyring_available()
     assert secrets.set_token("  hf_abc  ") is secrets.TokenStore.SESSION
     assert secrets.get_token() == "hf_abc" and secrets.token_store() is secrets.TokenStore.SESSION
@@ -55,9 +57,9 @@ def test_without_a_keyring_the_token_is_kept_for_the_session() -> None:
     assert secrets.get_token() is None and secrets.token_store() is None
 
 
-def test_with_a_keyring_the_token_goes_there() -> None:
+def test_with_a_keyring_the_token_goes_there(monkeypatch: pytest.MonkeyPatch) -> None:
     backend = MemoryKeyring()
-    keyring.set_keyring(backend)
+    use_keyring(monkeypatch, backend)
     assert secrets.set_token("hf_key") is secrets.TokenStore.KEYRING
     assert backend.store == {(secrets.SERVICE, secrets.HF_TOKEN_NAME): "hf_key"}
     assert secrets.get_token() == "hf_key" and secrets.token_store() is secrets.TokenStore.KEYRING
@@ -73,7 +75,6 @@ def test_empty_token_is_refused() -> None:
 def test_the_token_never_reaches_a_file_or_a_log(
     hub: FakeHub, settings: HubSettings, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
-    keyring.set_keyring(keyring.backends.fail.Keyring())  # type: ignore[attr-defined]
     log_file = paths.logs_dir() / "localmind.log"
     log_file.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(log_file, encoding="utf-8")
