@@ -1,0 +1,103 @@
+"""``localmind export`` / ``localmind import`` run as a user would: separate processes, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from localmind.core.store import ConversationStore
+
+
+def localmind(data: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    # An ASCII-only stdout (a Windows console's code page, a bare C locale) must not break Chinese output.
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    return subprocess.run(
+        [sys.executable, "-m", "localmind", "--data-dir", str(data), *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> tuple[Path, list[str]]:
+    data = tmp_path / "source"
+    with ConversationStore(data / "conversations.sqlite3") as store:
+        a = store.create_conversation(
+            "长城 trip", system_prompt="Be brief.", settings={"preset": "creative"}, model="phi"
+        )
+        store.append_message(a.id, "user", "我想去看长城 🧱")
+        store.append_message(a.id, "assistant", "Go early.\n\n```sh\necho hi\n```", stats={"tokens_per_second": 8.5})
+        b = store.create_conversation("Second")
+        store.append_message(b.id, "user", "hello")
+        store.append_message(b.id, "assistant", "cut o", status="stopped")
+    return data, [a.id, b.id]
+
+
+def without_ids(export: bytes) -> list[dict[str, object]]:
+    return [{k: v for k, v in c.items() if k != "id"} for c in json.loads(export)["conversations"]]
+
+
+def test_json_to_stdout_then_import_elsewhere_round_trips(source: tuple[Path, list[str]], tmp_path: Path) -> None:
+    data, ids = source
+    out = localmind(data, "export", "--all", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert "我想去看长城 🧱".encode() in out.stdout
+    exported = tmp_path / "backup.json"
+    exported.write_bytes(out.stdout)
+
+    target = tmp_path / "target"
+    result = localmind(target, "import", str(exported))
+    assert result.returncode == 0, result.stderr
+    assert b"Imported 2 conversation(s)" in result.stdout and "长城 trip".encode() in result.stdout
+
+    again = localmind(target, "export", "--format", "json")  # --all is the default
+    assert again.returncode == 0, again.stderr
+    assert without_ids(again.stdout) == without_ids(out.stdout)
+    assert {c["id"] for c in json.loads(again.stdout)["conversations"]}.isdisjoint(ids)
+
+    # Importing from stdin into the same place adds copies; nothing is replaced.
+    assert localmind(target, "import", "-", stdin=out.stdout).returncode == 0
+    listing = localmind(target, "export", "--list")
+    assert listing.stdout.decode().count("长城 trip") == 2
+
+
+def test_markdown_of_one_conversation_to_a_file(source: tuple[Path, list[str]], tmp_path: Path) -> None:
+    data, ids = source
+    target = tmp_path / "trip.md"
+    result = localmind(data, "export", "--conversation", ids[0][:8], "--format", "md", "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b"" and b"Exported 1 conversation(s)" in result.stderr
+    md = target.read_text(encoding="utf-8")
+    assert md.startswith("# 长城 trip\n") and "```sh\necho hi\n```" in md and "Second" not in md
+
+
+def test_output_suffix_picks_json(source: tuple[Path, list[str]], tmp_path: Path) -> None:
+    data, _ = source
+    target = tmp_path / "all.json"
+    assert localmind(data, "export", "-o", str(target)).returncode == 0
+    assert json.loads(target.read_text(encoding="utf-8"))["format"] == "localmind-conversations"
+
+
+def test_errors_are_one_clear_line(source: tuple[Path, list[str]], tmp_path: Path) -> None:
+    data, _ = source
+    bad = tmp_path / "notes.md"
+    bad.write_text("# not an export\n", encoding="utf-8")
+    for args, says in [
+        (("import", str(bad)), b"is not JSON"),
+        (("import", str(tmp_path / "missing.json")), b"Cannot read"),
+        (("export", "--conversation", "ffffffffff"), b"There is no conversation"),
+    ]:
+        result = localmind(data, *args)
+        assert result.returncode == 1, result
+        assert result.stderr.startswith(b"localmind: ") and says in result.stderr
+        assert b"Traceback" not in result.stderr
+    usage = localmind(data, "export", "--all", "--conversation", "x")
+    assert usage.returncode == 2 and b"not allowed with" in usage.stderr
