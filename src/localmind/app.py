@@ -136,9 +136,9 @@ class LocalMind(QObject):
         self._shut_down = False
         paths.ensure_data_dir()
         self.settings = settings if settings is not None else load_settings()
-        self.theme = ThemeManager(qapp, self.settings.theme)
+        self.theme = ThemeManager.for_app(qapp, self.settings.theme)
         self.theme.apply()
-        self.translations = Translations(qapp)
+        self.translations = Translations.for_app(qapp)
         self.translations.apply(self.settings.language)
         self.store = store if store is not None else ConversationStore()
         self.service = InferenceService(engine_factory)
@@ -434,10 +434,15 @@ class LocalMind(QObject):
             parent=self.window,
         )
         dialog.applied.connect(self.apply_settings)
-        dialog.finished.connect(dialog.deleteLater)
+        dialog.finished.connect(self._settings_closed)
         self.settings_dialog = dialog
         dialog.open()
         return dialog
+
+    def _settings_closed(self) -> None:
+        if self.settings_dialog is not None:
+            self.settings_dialog.deleteLater()
+            self.settings_dialog = None
 
     def apply_settings(self, result: SettingsResult) -> None:
         current, new = self.settings, result.app

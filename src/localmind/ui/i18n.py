@@ -23,6 +23,7 @@ from localmind.resources import resource_path
 
 LANGUAGES = ("system", "en", "zh_CN")
 TRANSLATED = ("zh_CN",)
+_instance: Translations | None = None
 
 
 def translations_dir() -> Path:
@@ -86,6 +87,14 @@ class Translations(QObject):
         self._app = app
         self._installed: list[QTranslator] = []
         self.language = "en"
+
+    @classmethod
+    def for_app(cls, app: QCoreApplication) -> Translations:
+        """The application's one set of translators (shared by every window the process builds)."""
+        global _instance
+        if _instance is None or _instance._app is not app:
+            _instance = cls(app)
+        return _instance
 
     def apply(self, setting: str) -> str:
         """Switch to ``setting`` (system|en|zh_CN); returns the language now in use."""

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -218,6 +218,7 @@ class MainWindow(QMainWindow):
         self.model_manager: QWidget | None = None
         self._message_count = 0
         self._generating = False
+        self._pending_splitter: QByteArray | None = None
 
         self.sidebar = Sidebar(conversations if conversations is not None else ConversationListModel(self))
         self.chat_view = ChatView() if ChatView is not None else _StandInChatView()
@@ -291,7 +292,7 @@ class MainWindow(QMainWindow):
         self.manager_layout = manager_layout = QVBoxLayout(self.manager_holder)
         manager_layout.setContentsMargins(0, 0, 0, 0)
         manager_layout.setSpacing(0)
-        manager_bar = QFrame()
+        self.manager_bar = manager_bar = QFrame()
         manager_bar.setObjectName("ChatHeader")
         manager_bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.back_button = QPushButton()
@@ -453,8 +454,8 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         splitter = state.value("window/splitter")
-        if isinstance(splitter, QByteArray) and not splitter.isEmpty():
-            self.splitter.restoreState(splitter)
+        # Applied once the window has its real size: sizes restored into a splitter not laid out yet get squeezed.
+        self._pending_splitter = splitter if isinstance(splitter, QByteArray) and not splitter.isEmpty() else None
 
     def save_window_state(self) -> None:
         state = self._state()
@@ -464,6 +465,12 @@ class MainWindow(QMainWindow):
         state.setValue("window/splitter", self.splitter.saveState())
         state.sync()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._pending_splitter is not None:
+            self.splitter.restoreState(self._pending_splitter)
+            self._pending_splitter = None
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_window_state()
         self.closing.emit()
@@ -472,6 +479,16 @@ class MainWindow(QMainWindow):
     # -- look and language ---------------------------------------------------------------------------------------
     def apply_theme(self) -> None:
         c = theme.current()
+        for part in (
+            self.sidebar,
+            self.header,
+            self.banner,
+            self.composer,
+            self.status,
+            self.welcome,
+            self.manager_bar,
+        ):
+            theme.style(part)
         self.settings_button.setIcon(icons.icon("sliders", c.muted))
         self.model_button.setIcon(icons.icon("chip", c.muted))
         self.sidebar.apply_theme()

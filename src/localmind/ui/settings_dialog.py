@@ -37,6 +37,7 @@ from localmind.settings import (
     Settings,
     preset_values,
 )
+from localmind.ui import theme
 
 PRESET_ORDER = ("precise", "balanced", "creative")
 
@@ -98,6 +99,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.buttons)
 
+        theme.style(self)
         self._fill_app(self._app)
         self.system_prompt.setPlainText(system_prompt)
         self._fill_chat(chat_settings)

@@ -54,6 +54,9 @@ class StatusBar(QFrame):
         self.gauge_label = QLabel()
         self.gauge_label.setObjectName("ContextLabel")
 
+        # Shrinkable below their text in a narrow window, rather than forcing the window wider.
+        for label in (self.model_label, self.device_label, self.ttft_label, self.speed_label, self.dropped_label):
+            label.setMinimumWidth(1)
         row = QHBoxLayout(self)
         row.setContentsMargins(14, 5, 14, 5)
         row.setSpacing(8)

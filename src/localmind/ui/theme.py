@@ -1,5 +1,10 @@
 """Light and dark themes: one palette of colour tokens, applied as a QPalette and a stylesheet.
 
+The palette is application-wide. The stylesheet is not: it is set on the window's
+own parts (sidebar, header, composer, status bar, welcome page, dialogs) and kept
+off the chat view, because a stylesheet above a widget makes Qt style every widget
+below it through the slower stylesheet engine, and the chat view has many.
+
 "system" follows the OS colour scheme (Qt 6.5+ ``QStyleHints.colorScheme``) and
 re-applies itself when the OS switches. Fusion is used everywhere so both themes
 look the same on every platform; native styles ignore half of a dark palette.
@@ -11,7 +16,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 THEMES = ("system", "light", "dark")
 
@@ -91,6 +96,7 @@ DARK = ThemeColors(
 )
 
 _current: ThemeColors = LIGHT
+_manager: ThemeManager | None = None
 
 
 def current() -> ThemeColors:
@@ -239,6 +245,11 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 """
 
 
+def style(widget: QWidget) -> None:
+    """Give ``widget`` (and what it contains) the current theme's stylesheet."""
+    widget.setStyleSheet(stylesheet(_current))
+
+
 def _base_font() -> QFont:
     font = QFont()
     # The first family present wins; fontconfig then adds a CJK and an emoji fallback per glyph.
@@ -260,6 +271,16 @@ class ThemeManager(QObject):
         app.setStyle("Fusion")
         app.setFont(_base_font())
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_os_scheme_changed)
+
+    @classmethod
+    def for_app(cls, app: QApplication, theme: str = "system") -> ThemeManager:
+        """The application's one manager (a second window, or a test, reuses it rather than stacking up)."""
+        global _manager
+        if _manager is None or _manager._app is not app:
+            _manager = cls(app, theme)
+        else:
+            _manager._theme = theme if theme in THEMES else "system"
+        return _manager
 
     @property
     def theme(self) -> str:
@@ -284,7 +305,6 @@ class ThemeManager(QObject):
         colors = resolve(self._theme)
         _current = colors
         self._app.setPalette(palette_for(colors))
-        self._app.setStyleSheet(stylesheet(colors))
         return colors
 
     def _on_os_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:

@@ -47,7 +47,7 @@ class _Card(QFrame):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.setMinimumWidth(240)
+        self.setMinimumWidth(180)
         self.setMaximumWidth(340)
 
     def apply_theme(self) -> None:
@@ -106,7 +106,7 @@ class WelcomePage(QWidget):
             button = QPushButton()
             button.setObjectName("SuggestionButton")
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setMinimumWidth(250)
+            button.setMinimumWidth(160)
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _=False, b=button: self.suggestion_chosen.emit(b.property("prompt")))
             grid.addWidget(button, i // 2, i % 2)

@@ -1,0 +1,981 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Banner</name>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="116"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="117"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSession</name>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="156"/>
+        <source>This conversation cannot be opened.</source>
+        <translation>无法打开此对话。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="209"/>
+        <source>No model is loaded.</source>
+        <translation>尚未加载模型。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="209"/>
+        <source>Open a model folder or get a model first.</source>
+        <translation>请先打开模型文件夹或获取一个模型。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="269"/>
+        <source>The chat settings are not valid.</source>
+        <translation>对话设置无效。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="319"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="327"/>
+        <source>The answer could not be finished.</source>
+        <translation>回答未能完成。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="341"/>
+        <source>Your message was not sent.</source>
+        <translation>你的消息未发送。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="343"/>
+        <source>No answer was generated.</source>
+        <translation>未生成回答。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/models/chat_session.py" line="363"/>
+        <source>The answer could not be saved.</source>
+        <translation>无法保存回答。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <location filename="../../src/localmind/ui/chat_view.py" line="60"/>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat_view.py" line="76"/>
+        <source>Messages</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat_view.py" line="103"/>
+        <source>Scroll to the latest message</source>
+        <translation>滚动到最新消息</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlockWidget</name>
+    <message>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="195"/>
+        <source>Code block {language}</source>
+        <translation>代码块 {language}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="200"/>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="201"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="201"/>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="221"/>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="231"/>
+        <source>Stop (Esc)</source>
+        <translation>停止 (Esc)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="232"/>
+        <source>Stop generating</source>
+        <translation>停止生成</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="237"/>
+        <source>Send (Enter)</source>
+        <translation>发送 (Enter)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="238"/>
+        <source>Send message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="250"/>
+        <source>Message LocalMind…</source>
+        <translation>给 LocalMind 发消息…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="251"/>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="252"/>
+        <source>Answer again</source>
+        <translation>重新回答</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="253"/>
+        <source>Ask the model to answer your last message</source>
+        <translation>让模型回答你的最后一条消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="254"/>
+        <source>Regenerate the last answer</source>
+        <translation>重新生成上一个回答</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="255"/>
+        <source>Enter to send · Shift+Enter for a new line</source>
+        <translation>Enter 发送 · Shift+Enter 换行</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="256"/>
+        <source>Editing an earlier message — sending it continues the chat from there.</source>
+        <translation>正在编辑之前的消息——发送后，对话将从这里继续。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/composer.py" line="257"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>CopyButton</name>
+    <message>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="169"/>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+</context>
+<context>
+    <name>LocalMind</name>
+    <message>
+        <location filename="../../src/localmind/app.py" line="162"/>
+        <source>The model you used last is no longer there.</source>
+        <translation>上次使用的模型已不在原处。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="163"/>
+        <source>{path} was moved or deleted. Open a model folder to continue.</source>
+        <translation>{path} 已被移动或删除。请打开一个模型文件夹以继续。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="266"/>
+        <source>The model loaded with warnings.</source>
+        <translation>模型已加载，但有警告。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="273"/>
+        <source>Open another model folder…</source>
+        <translation>打开其他模型文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="276"/>
+        <source>Get a model</source>
+        <translation>获取模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="278"/>
+        <source>The model could not be loaded.</source>
+        <translation>无法加载模型。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="279"/>
+        <source>Your chats are still here; you can read and search them meanwhile.</source>
+        <translation>你的对话都还在，期间可以照常查看和搜索。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="311"/>
+        <source>The chat could not be deleted.</source>
+        <translation>无法删除此对话。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="319"/>
+        <source>The chat could not be restored.</source>
+        <translation>无法恢复此对话。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="327"/>
+        <source>Search failed.</source>
+        <translation>搜索失败。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="397"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="397"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown 文件 (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="399"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="406"/>
+        <source>Export failed.</source>
+        <translation>导出失败。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="408"/>
+        <source>Exported {count} chat(s) to {path}.</source>
+        <translation>已将 {count} 个对话导出到 {path}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="412"/>
+        <source>Import conversations</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="412"/>
+        <source>LocalMind export (*.json)</source>
+        <translation>LocalMind 导出文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="419"/>
+        <source>Import failed.</source>
+        <translation>导入失败。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="421"/>
+        <source>Imported {count} chat(s).</source>
+        <translation>已导入 {count} 个对话。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/app.py" line="467"/>
+        <source>Settings could not be saved.</source>
+        <translation>无法保存设置。</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="373"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="389"/>
+        <source>Loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="389"/>
+        <source>Open a model first</source>
+        <translation>请先打开一个模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="394"/>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="398"/>
+        <source>Choose a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="399"/>
+        <source>Model: {name}</source>
+        <translation>模型：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="410"/>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="432"/>
+        <source>Copied the last answer.</source>
+        <translation>已复制上一个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="438"/>
+        <source>This link was not opened.</source>
+        <translation>未打开此链接。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="438"/>
+        <source>Only web and e-mail links open from a chat.</source>
+        <translation>对话中只能打开网页和电子邮件链接。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="490"/>
+        <source>Settings (Ctrl+,)</source>
+        <translation>设置 (Ctrl+,)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="491"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="492"/>
+        <source>Open a model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="493"/>
+        <source>Get more models…</source>
+        <translation>获取更多模型…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="494"/>
+        <source>Choose the model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="495"/>
+        <source>← Back to chat</source>
+        <translation>← 返回对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/main_window.py" line="496"/>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+</context>
+<context>
+    <name>MessageWidget</name>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="122"/>
+        <source>Your message</source>
+        <translation>你的消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="133"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="133"/>
+        <source>Assistant&apos;s answer</source>
+        <translation>助手的回答</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="140"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="140"/>
+        <source>Copy message</source>
+        <translation>复制消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
+        <source>Edit message</source>
+        <translation>编辑消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="146"/>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="146"/>
+        <source>Regenerate answer</source>
+        <translation>重新生成回答</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="149"/>
+        <source>Message status</source>
+        <translation>消息状态</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="290"/>
+        <source>Show less</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="290"/>
+        <source>Show more</source>
+        <translation>展开</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="340"/>
+        <source>Error</source>
+        <translation>出错</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="340"/>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="312"/>
+        <source>Saved as the defaults for new chats when you press OK.</source>
+        <translation>按“确定”后，将保存为新对话的默认值。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="334"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="335"/>
+        <source>This chat</source>
+        <translation>当前对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="336"/>
+        <source>App</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="338"/>
+        <source>These settings apply to this chat only.</source>
+        <translation>这些设置仅对当前对话生效。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="340"/>
+        <source>These settings apply to the new chat you are about to start.</source>
+        <translation>这些设置将用于你即将开始的新对话。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="342"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="346"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="344"/>
+        <source>For example: You are a concise assistant. Answer in plain English.</source>
+        <translation>例如：你是一个简洁的助手，请用通俗易懂的中文回答。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="347"/>
+        <source>Style</source>
+        <translation>风格</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="348"/>
+        <source>Precise</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="348"/>
+        <source>Balanced</source>
+        <translation>均衡</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="348"/>
+        <source>Creative</source>
+        <translation>创意</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="350"/>
+        <source>Focused, repeatable answers</source>
+        <translation>专注、可重复的回答</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="351"/>
+        <source>A good default for most chats</source>
+        <translation>适合大多数对话的默认选择</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="352"/>
+        <source>More varied and surprising answers</source>
+        <translation>更多样、更出人意料的回答</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="359"/>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="360"/>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="361"/>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="362"/>
+        <source>Max answer length (tokens)</source>
+        <translation>最大回答长度（token）</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="363"/>
+        <source>Repetition penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="366"/>
+        <source>Higher is more random; 0 always picks the likeliest word.</source>
+        <translation>数值越高越随机；为 0 时总是选择可能性最大的词。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="367"/>
+        <source>Only consider the likeliest words that together make up this share.</source>
+        <translation>只考虑累计概率达到该比例的最可能的词。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="368"/>
+        <source>Only consider this many likeliest words (0: no limit).</source>
+        <translation>只考虑这么多个最可能的词（0 表示不限制）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="369"/>
+        <source>The longest answer the model may write.</source>
+        <translation>模型单次回答的最大长度。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="370"/>
+        <source>Above 1 discourages repeating the same words.</source>
+        <translation>大于 1 时会抑制重复相同的词语。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="376"/>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="377"/>
+        <source>Reset to defaults</source>
+        <translation>恢复默认值</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="378"/>
+        <source>Use for new chats</source>
+        <translation>用于新对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="380"/>
+        <source>Make these values and the system prompt the defaults for new chats</source>
+        <translation>将这些数值和系统提示词设为新对话的默认值</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="383"/>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="384"/>
+        <source>Engine</source>
+        <translation>推理引擎</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="385"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="404"/>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="386"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="405"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="387"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="406"/>
+        <source>Run models on</source>
+        <translation>运行设备</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="388"/>
+        <source>Context size (tokens)</source>
+        <translation>上下文大小（token）</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="389"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="408"/>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="390"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="393"/>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="390"/>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="390"/>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="396"/>
+        <source>Automatic (best available)</source>
+        <translation>自动（选择最佳可用设备）</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="397"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="398"/>
+        <source>NVIDIA GPU (CUDA)</source>
+        <translation>NVIDIA GPU（CUDA）</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="399"/>
+        <source>GPU via DirectML (Windows)</source>
+        <translation>通过 DirectML 使用 GPU（Windows）</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="400"/>
+        <source>Apple Core ML (macOS)</source>
+        <translation>Apple Core ML（macOS）</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="407"/>
+        <source>Context size</source>
+        <translation>上下文大小</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="409"/>
+        <source>The language changes at once; a few parts follow after a restart.</source>
+        <translation>语言会立即切换；少数部分需重启后更新。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="412"/>
+        <source>A larger context remembers more of a long chat but needs more memory. Changes here reload the model.</source>
+        <translation>上下文越大，长对话中能记住的内容越多，但占用的内存也越多。修改这里的设置会重新加载模型。</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="285"/>
+        <source>Deleted “{title}”</source>
+        <translation>已删除“{title}”</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="311"/>
+        <location filename="../../src/localmind/ui/sidebar.py" line="395"/>
+        <source>Search results</source>
+        <translation>搜索结果</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="313"/>
+        <source>Nothing matches “{query}”.</source>
+        <translation>没有与“{query}”匹配的内容。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="318"/>
+        <location filename="../../src/localmind/ui/sidebar.py" line="394"/>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="320"/>
+        <source>Your chats will appear here.</source>
+        <translation>你的对话会显示在这里。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="353"/>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="355"/>
+        <source>Export as Markdown…</source>
+        <translation>导出为 Markdown…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="357"/>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="360"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="388"/>
+        <location filename="../../src/localmind/ui/sidebar.py" line="390"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="389"/>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>开始新对话 (Ctrl+N)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="391"/>
+        <location filename="../../src/localmind/ui/sidebar.py" line="392"/>
+        <source>Search chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="393"/>
+        <source>Search titles and messages (Ctrl+F)</source>
+        <translation>搜索标题和消息 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="396"/>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="397"/>
+        <location filename="../../src/localmind/ui/sidebar.py" line="398"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="399"/>
+        <source>Settings (Ctrl+,)</source>
+        <translation>设置 (Ctrl+,)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="400"/>
+        <source>More</source>
+        <translation>更多</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="401"/>
+        <source>Import and export</source>
+        <translation>导入和导出</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="402"/>
+        <source>Import conversations…</source>
+        <translation>导入对话…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="403"/>
+        <source>Export all as Markdown…</source>
+        <translation>全部导出为 Markdown…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/sidebar.py" line="404"/>
+        <source>Export all as JSON…</source>
+        <translation>全部导出为 JSON…</translation>
+    </message>
+</context>
+<context>
+    <name>StatusBar</name>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="118"/>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="126"/>
+        <source>on {device} ⓘ</source>
+        <translation>运行于 {device} ⓘ</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="127"/>
+        <source>Running on {device}. Not used:</source>
+        <translation>正在 {device} 上运行。未使用：</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="131"/>
+        <source>on {device}</source>
+        <translation>运行于 {device}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="134"/>
+        <source>Model failed to load</source>
+        <translation>模型加载失败</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="134"/>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="147"/>
+        <source>First token {seconds} s</source>
+        <translation>首字 {seconds} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="149"/>
+        <source>{rate} tok/s</source>
+        <translation>{rate} token/秒</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="154"/>
+        <source>⚠ {count} older message(s) left out to fit the context</source>
+        <translation>⚠ 为适应上下文，省略了 {count} 条较早的消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="158"/>
+        <source>The model only sees the most recent part of a long chat. Start a new chat or raise the context size in Settings.</source>
+        <translation>在长对话中，模型只能看到最近的部分。你可以开始新对话，或在设置中增大上下文大小。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="168"/>
+        <source>{used} / {budget} tokens</source>
+        <translation>{used} / {budget} token</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="174"/>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/status_bar.py" line="175"/>
+        <source>How much of the model&apos;s context this chat uses</source>
+        <translation>当前对话占用了多少模型上下文</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="152"/>
+        <source>How can I help you today?</source>
+        <translation>今天我能帮你做什么？</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="154"/>
+        <source>Ask anything. {model} answers right here on your computer.</source>
+        <translation>尽管问吧。{model} 就在你的电脑上作答。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="157"/>
+        <source>Getting {model} ready…</source>
+        <translation>正在准备 {model}…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="158"/>
+        <source>Loading the model into memory. You can read your earlier chats meanwhile.</source>
+        <translation>正在将模型载入内存。期间你可以查看之前的对话。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="160"/>
+        <source>Welcome to LocalMind</source>
+        <translation>欢迎使用 LocalMind</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="163"/>
+        <source>Chat with an AI model that runs entirely on your computer. To begin, add a model — it takes a few minutes, once.</source>
+        <translation>与完全在你电脑上运行的 AI 模型聊天。首先请添加一个模型——只需几分钟，而且只需一次。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="170"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="175"/>
+        <source>Get a model</source>
+        <translation>获取模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="172"/>
+        <source>Pick a small, capable model from the catalog and download it. Recommended.</source>
+        <translation>从模型目录中挑选一个小巧而能干的模型并下载。推荐。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="174"/>
+        <source>Browse models</source>
+        <translation>浏览模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="176"/>
+        <source>Use a model you have</source>
+        <translation>使用已有模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="178"/>
+        <source>Open a folder with an ONNX Runtime GenAI model (it contains genai_config.json).</source>
+        <translation>打开包含 ONNX Runtime GenAI 模型的文件夹（其中有 genai_config.json）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="180"/>
+        <source>Open a model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="181"/>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="184"/>
+        <source>Explain a concept</source>
+        <translation>解释概念</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="184"/>
+        <source>Explain how a rainbow forms, simply.</source>
+        <translation>用简单的话解释彩虹是怎么形成的。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="185"/>
+        <source>Write something</source>
+        <translation>帮我写作</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="185"/>
+        <source>Write a short, friendly note inviting my team to lunch on Friday.</source>
+        <translation>写一段简短友好的消息，邀请我的团队周五一起吃午饭。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="186"/>
+        <source>Summarize</source>
+        <translation>总结</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="186"/>
+        <source>Summarize the following text in three bullet points:
+
+</source>
+        <translation>用三个要点总结下面的文字：
+
+</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="187"/>
+        <source>Code</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="187"/>
+        <source>Write a Python function that checks whether a word is a palindrome.</source>
+        <translation>写一个 Python 函数，判断一个单词是否为回文。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/welcome.py" line="193"/>
+        <source>🔒 Private by design: nothing you type leaves this computer.</source>
+        <translation>🔒 隐私至上：你输入的任何内容都不会离开这台电脑。</translation>
+    </message>
+</context>
+</TS>

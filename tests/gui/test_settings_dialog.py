@@ -1,0 +1,115 @@
+"""Settings: presets and per-chat values, app settings that persist, theme and language switched while running."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from localmind.engine.fake import FakeEngine
+from localmind.settings import PRESETS, Settings, load_settings
+from localmind.ui.settings_dialog import SettingsDialog
+from tests.helpers.app_window import Launch, launch_fixture, type_and_send
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def launch(qtbot: Any, tiny_model: Path) -> Iterator[Launch]:
+    yield from launch_fixture(qtbot, tiny_model)
+
+
+def dialog(qtbot: Any, chat: dict[str, Any] | None = None, settings: Settings | None = None) -> SettingsDialog:
+    d = SettingsDialog(settings or Settings(), "", chat or {}, has_conversation=True)
+    qtbot.addWidget(d)
+    return d
+
+
+def test_a_preset_fills_the_fields_and_the_chat_keeps_only_differences(qtbot: Any) -> None:
+    d = dialog(qtbot)
+    assert d.preset == "balanced"  # the defaults are the balanced values
+    assert d.chat_settings() == {"preset": "balanced"}
+    qtbot.mouseClick(d.preset_buttons["creative"], Qt.MouseButton.LeftButton)
+    assert d.temperature.value() == PRESETS["creative"]["temperature"]
+    assert d.top_k.value() == PRESETS["creative"]["top_k"]
+    assert d.chat_settings() == {"preset": "creative"}
+    d.max_new_tokens.setValue(256)
+    assert d.preset == "creative"
+    assert d.chat_settings() == {"preset": "creative", "max_new_tokens": 256}
+    d.temperature.setValue(0.35)
+    assert d.preset is None
+    assert d.chat_settings()["temperature"] == pytest.approx(0.35)
+    assert "preset" not in d.chat_settings()
+
+
+def test_a_chats_saved_settings_are_shown(qtbot: Any) -> None:
+    d = dialog(qtbot, {"preset": "precise", "max_new_tokens": 300})
+    assert d.preset == "precise"
+    assert d.temperature.value() == pytest.approx(PRESETS["precise"]["temperature"])
+    assert d.max_new_tokens.value() == 300
+    assert d.chat_settings() == {"preset": "precise", "max_new_tokens": 300}
+
+
+def test_use_for_new_chats_makes_the_values_app_defaults(qtbot: Any) -> None:
+    d = dialog(qtbot)
+    d.system_prompt.setPlainText("Be brief.")
+    d.top_k.setValue(7)
+    qtbot.mouseClick(d.make_default_button, Qt.MouseButton.LeftButton)
+    result = d.result_values()
+    assert result.app.generation.top_k == 7
+    assert result.app.generation.system_prompt == "Be brief."
+    assert result.chat_settings == {}  # nothing differs from the (new) defaults
+
+
+def test_settings_persist_and_reach_the_next_turn(qtbot: Any, launch: Launch, data_dir: Path) -> None:
+    engine = FakeEngine(replies=["ok"])
+    mind = launch("/models/fake", engine=lambda: engine)
+    with qtbot.waitSignal(mind.service.loading_started, timeout=5000):  # context size changes reload the model
+        qtbot.keyClick(mind.window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+        d = mind.settings_dialog
+        assert d is not None
+        d.system_prompt.setPlainText("You are terse.")
+        qtbot.mouseClick(d.preset_buttons["precise"], Qt.MouseButton.LeftButton)
+        d.theme_combo.setCurrentIndex(d.theme_combo.findData("dark"))
+        d.context_budget.setValue(2048)
+        d.threads.setValue(2)
+        d.buttons.button(d.buttons.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: mind.session.model is not None, timeout=5000)
+
+    saved = json.loads((data_dir / "settings.json").read_text(encoding="utf-8"))
+    assert (saved["theme"], saved["context_budget"], saved["threads"]) == ("dark", 2048, 2)
+    assert load_settings().theme == "dark"
+    assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 80
+
+    with qtbot.waitSignal(mind.session.turn_finished, timeout=5000):
+        type_and_send(qtbot, mind, "hello")
+    assert engine.calls[-1][0].role == "system" and engine.calls[-1][0].content == "You are terse."
+    conversation = mind.store.get_conversation(mind.session.conversation_id or "")
+    assert conversation.system_prompt == "You are terse."
+    assert conversation.settings == {"preset": "precise"}
+    mind.theme.apply("light")
+
+
+def test_language_switches_while_running(qtbot: Any, launch: Launch) -> None:
+    mind = launch(None)
+    window = mind.window
+    assert window.sidebar.new_chat_button.text() == "New chat"
+    d = mind.open_settings()
+    d.language_combo.setCurrentIndex(d.language_combo.findData("zh_CN"))
+    d.accept()
+    assert mind.translations.language == "zh_CN"
+    qtbot.waitUntil(lambda: window.sidebar.new_chat_button.text() == "新对话", timeout=2000)
+    assert window.composer.input.placeholderText() != "Message LocalMind…"
+    assert window.welcome.title.text() == "欢迎使用 LocalMind"
+    assert load_settings().language == "zh_CN"
+    d = mind.open_settings()
+    assert d.windowTitle() == "设置"
+    d.language_combo.setCurrentIndex(d.language_combo.findData("en"))
+    d.accept()
+    qtbot.waitUntil(lambda: window.sidebar.new_chat_button.text() == "New chat", timeout=2000)
