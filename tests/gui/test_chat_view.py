@@ -297,6 +297,20 @@ def test_status_badges(view: ChatView) -> None:
     assert widget._badge.isHidden() and documents(widget)[0].toPlainText() == "fixed"
 
 
+def test_an_empty_streaming_answer_shows_typing_dots_and_no_actions(view: ChatView) -> None:
+    view.set_messages([msg(1, "user", "q")])
+    view.append_message(msg(2, "assistant", "", "streaming"))
+    widget = view.message_widget(2)
+    assert widget is not None
+    assert not widget._typing.isHidden() and widget._copy.isHidden()
+    view.append_to_last("\n")  # nothing visible yet
+    assert not widget._typing.isHidden()
+    view.append_to_last("Hello")
+    assert widget._typing.isHidden()
+    view.update_message(2, status="complete")
+    assert not widget._copy.isHidden() and not widget.regenerate_button.isHidden()
+
+
 def test_cjk_and_emoji_have_real_glyphs(view: ChatView) -> None:
     samples = ["你好，世界", "こんにちは", "안녕하세요", "😀👍🌏"]
     view.set_messages([msg(1, "assistant", "\n\n".join(samples))])

@@ -74,9 +74,9 @@ class ChatView(QWidget):
         self._scroll.setFrameShape(QFrame.Shape.NoFrame)
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._scroll.setAccessibleName(self.tr("Messages"))
-        self._scroll.viewport().setBackgroundRole(QPalette.ColorRole.Base)
+        self._scroll.viewport().setBackgroundRole(QPalette.ColorRole.Window)
         canvas = QWidget()
-        canvas.setBackgroundRole(QPalette.ColorRole.Base)
+        canvas.setBackgroundRole(QPalette.ColorRole.Window)
         canvas.setAutoFillBackground(True)
         self._column = QWidget(canvas)
         self._column.setMaximumWidth(_COLUMN_MAX_WIDTH)
@@ -299,6 +299,14 @@ class ChatView(QWidget):
         self._jump.setStyleSheet(
             f"QToolButton {{ background: {theme.background.name()}; border: 1px solid {theme.border.name()};"
             f" border-radius: 17px; }} QToolButton:hover {{ background: {theme.code_header.name()}; }}"
+        )
+        # A slim scroll bar that stays out of the way of the text, in the theme's colours.
+        self._scroll.verticalScrollBar().setStyleSheet(
+            "QScrollBar:vertical { background: transparent; width: 10px; margin: 2px; }"
+            f" QScrollBar::handle:vertical {{ background: {theme.border.name()}; border-radius: 3px; min-height: 32px; }}"
+            f" QScrollBar::handle:vertical:hover {{ background: {theme.muted.name()}; }}"
+            " QScrollBar::add-line, QScrollBar::sub-line { height: 0; width: 0; }"
+            " QScrollBar::add-page, QScrollBar::sub-page { background: transparent; }"
         )
 
     def _refresh_theme(self) -> None:

@@ -294,19 +294,23 @@ def _style_document(doc: QTextDocument, theme: ChatTheme) -> None:
         if not in_list and fmt.marker() != QTextBlockFormat.MarkerType.NoMarker:
             # Qt carries a task-list marker over to the next paragraph; it must not show there.
             new_fmt.setMarker(QTextBlockFormat.MarkerType.NoMarker)
+        code = fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage)
+        if not code and QTextCursor(block).currentTable() is None:
+            # Airier lines than the widget default: long answers read more easily (table rows stay compact).
+            new_fmt.setLineHeight(128, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
         if level:
             new_fmt.setTopMargin(base_size * (1.1 if level <= 2 else 0.8))
-            new_fmt.setBottomMargin(base_size * 0.4)
-        elif fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage):
+            new_fmt.setBottomMargin(base_size * 0.3)
+        elif code:
             # An indented code block (fenced ones never reach Qt): tint it like inline code.
             new_fmt.setBackground(theme.code_background)
             new_fmt.setLeftMargin(4)
         elif in_list:
             new_fmt.setTopMargin(2)
             new_fmt.setBottomMargin(2)
-        elif quote:
+        else:
             new_fmt.setTopMargin(4)
-            new_fmt.setBottomMargin(4)
+            new_fmt.setBottomMargin(6)
         if new_fmt != fmt:
             cursor.setPosition(block.position())
             cursor.setBlockFormat(new_fmt)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QHideEvent, QPainter, QPaintEvent, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from localmind.ui.chat import icons
@@ -70,6 +70,42 @@ class _Bubble(QWidget):
         painter.drawRoundedRect(QRectF(self.rect()), 16, 16)
 
 
+class _TypingDots(QWidget):
+    """Three pulsing dots shown while an answer has no text yet."""
+
+    def __init__(self, theme: ChatTheme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+        self._phase = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(180)
+        self._timer.timeout.connect(self._tick)
+        self.setFixedSize(44, 22)
+        self.setAccessibleName(self.tr("Writing an answer"))
+
+    def _tick(self) -> None:
+        self._phase = (self._phase + 1) % 3
+        self.update()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._timer.stop()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for i in range(3):
+            colour = QColor(self.theme.muted)
+            colour.setAlphaF(1.0 if i == self._phase else 0.35)
+            painter.setBrush(colour)
+            painter.drawEllipse(QRectF(4 + i * 13, 7, 8, 8))
+
+
 def _action_button(text: str, accessible_name: str, parent: QWidget) -> QToolButton:
     button = QToolButton(parent)
     button.setText(text)
@@ -107,6 +143,8 @@ class MessageWidget(QWidget):
         self._live_code: CodeBlockWidget | None = None
         self._expanded = False
         self._user_ideal_width = 0
+        self._can_edit = True
+        self._can_regenerate = False
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
         outer = QVBoxLayout(self)
@@ -133,6 +171,9 @@ class MessageWidget(QWidget):
                 self.tr("System prompt") if record.role == "system" else self.tr("Assistant's answer")
             )
             outer.addLayout(self._body)
+        self._typing = _TypingDots(theme, self)
+        self._typing.hide()
+        outer.addWidget(self._typing)
 
         self._actions = QHBoxLayout()
         self._actions.setContentsMargins(0, 0, 0, 0)
@@ -158,11 +199,7 @@ class MessageWidget(QWidget):
             self._actions.addSpacing(6)
             self._actions.addWidget(self._badge)
             self._actions.addStretch(1)
-        self.edit_button.setVisible(record.role == "user")
-        self.regenerate_button.hide()
         outer.addLayout(self._actions)
-        if record.role == "system":
-            self._copy.hide()
 
         self.apply_theme(theme, rerender=False)
         if record.status == "streaming" and record.role == "assistant":
@@ -187,7 +224,7 @@ class MessageWidget(QWidget):
                     self._add_code_block(block.language).set_code(block.code)
                 else:
                     self._add_prose_view().set_markdown(block.text)
-        self._update_badge()
+        self._update_chrome()
 
     def begin_stream(self) -> None:
         self._clear_segments()
@@ -195,7 +232,7 @@ class MessageWidget(QWidget):
         content = self.record.content
         if content:
             self._apply(self._splitter.feed(content))
-        self._update_badge()
+        self._update_chrome()
 
     def append_text(self, text: str) -> None:
         """Streaming: add a batch of text. Only the newest block is touched."""
@@ -213,7 +250,8 @@ class MessageWidget(QWidget):
             self._apply(self._splitter.feed(self.record.content))
         else:
             self._apply(self._splitter.feed(text))
-        self._update_badge()
+        if self._segments and not self._typing.isHidden():
+            self._typing.hide()
 
     def set_content(self, content: str) -> None:
         self.record.content = content
@@ -230,7 +268,7 @@ class MessageWidget(QWidget):
                 self.begin_stream()
         elif was_streaming:
             self.render_content()
-        self._update_badge()
+        self._update_chrome()
 
     @property
     def streaming(self) -> bool:
@@ -328,10 +366,16 @@ class MessageWidget(QWidget):
 
     # --- actions and looks ---------------------------------------------------------------------
     def set_actions(self, can_edit: bool, can_regenerate: bool) -> None:
-        self.edit_button.setVisible(can_edit and self.record.role == "user")
-        self.regenerate_button.setVisible(can_regenerate and self.record.role == "assistant")
+        self._can_edit, self._can_regenerate = can_edit, can_regenerate
+        self._update_chrome()
 
-    def _update_badge(self) -> None:
+    def _update_chrome(self) -> None:
+        """Actions, typing dots and status badge for the current state (not called per batch)."""
+        streaming = self._splitter is not None
+        self._typing.setVisible(streaming and not self._segments)
+        self._copy.setVisible(not streaming and self.record.role != "system")
+        self.edit_button.setVisible(self._can_edit and self.record.role == "user")
+        self.regenerate_button.setVisible(self._can_regenerate and not streaming and self.record.role == "assistant")
         status = self.record.status
         if self.record.role != "assistant" or status not in ("stopped", "error"):
             self._badge.hide()

@@ -284,6 +284,7 @@ class CodeBlockWidget(QFrame):
         self.editor.setPalette(palette)
         label_palette = self._language_label.palette()
         label_palette.setColor(QPalette.ColorRole.WindowText, theme.muted)
+        label_palette.setColor(QPalette.ColorRole.ButtonText, theme.muted)
         self._language_label.setPalette(label_palette)
         self._copy.setPalette(label_palette)
         self._copy.setIcon(icons.copy_icon(theme.muted))

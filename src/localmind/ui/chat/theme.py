@@ -66,7 +66,8 @@ class ChatTheme:
     @classmethod
     def from_palette(cls, palette: QPalette) -> ChatTheme:
         role = QPalette.ColorRole
-        base = palette.color(role.Base)
+        # The transcript is page background (Window), as in the rest of the app; Base is for inputs.
+        base = palette.color(role.Window)
         text = palette.color(role.Text)
         accent = palette.color(role.Highlight)
         dark = base.lightnessF() < 0.5
