@@ -45,11 +45,21 @@ class FakeRepo:
     commit: str = ""
     token: str | None = None  # set: gated, requests need "Authorization: Bearer <token>"
     lfs_suffixes: tuple[str, ...] = LFS_SUFFIXES
+    _digests: dict[str, tuple[bytes, str, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.commit:
             digest = hashlib.sha1(self.repo_id.encode() + "".join(sorted(self.files)).encode(), usedforsecurity=False)
             self.commit = digest.hexdigest()
+
+    def digests(self, path: str) -> tuple[str, str]:
+        """(git blob sha1, sha256) of a file, computed once per content (tests may swap a file's bytes)."""
+        data = self.files[path]
+        cached = self._digests.get(path)
+        if cached is None or cached[0] is not data:
+            cached = (data, git_blob_sha1(data), hashlib.sha256(data).hexdigest())
+            self._digests[path] = cached
+        return cached[1], cached[2]
 
     def is_lfs(self, path: str) -> bool:
         return path.endswith(self.lfs_suffixes)
@@ -66,9 +76,10 @@ class FakeRepo:
                 }
             )
         for path, data in sorted(self.files.items()):
-            entry: dict[str, Any] = {"type": "file", "oid": git_blob_sha1(data), "size": len(data), "path": path}
+            sha1, sha256 = self.digests(path)
+            entry: dict[str, Any] = {"type": "file", "oid": sha1, "size": len(data), "path": path}
             if self.is_lfs(path):
-                entry["lfs"] = {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": 134}
+                entry["lfs"] = {"oid": sha256, "size": len(data), "pointerSize": 134}
             entries.append(entry)
         return entries
 
@@ -203,6 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Headers and body go out in separate writes: without this, Nagle plus delayed ACKs add 40 ms per small file.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.hub._track(self.connection, True)
 
     def finish(self) -> None:
@@ -329,13 +342,13 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {
                 **common,
                 "Location": location,
-                "ETag": f'"{git_blob_sha1(data)}"',
-                "X-Linked-Etag": f'"{hashlib.sha256(data).hexdigest()}"',
+                "ETag": f'"{repo.digests(file_path)[0]}"',
+                "X-Linked-Etag": f'"{repo.digests(file_path)[1]}"',
                 "X-Linked-Size": str(len(data)),
             }
             self._send(302, b"", headers, head=head)
             return
-        self._serve_bytes(file_path, data, {**common, "ETag": f'"{git_blob_sha1(data)}"'}, head=head)
+        self._serve_bytes(file_path, data, {**common, "ETag": f'"{repo.digests(file_path)[0]}"'}, head=head)
 
     def _cdn(self, path: str, *, head: bool) -> None:
         parts = path.lstrip("/").split("/")
@@ -345,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
                 file_path = "/".join(parts[split + 1 :])
                 if file_path in repo.files:
                     data = repo.files[file_path]
-                    self._serve_bytes(file_path, data, {"ETag": f'"{hashlib.sha256(data).hexdigest()}"'}, head=head)
+                    self._serve_bytes(file_path, data, {"ETag": f'"{repo.digests(file_path)[1]}"'}, head=head)
                     return
         self._send(404, b"not found", head=head)
 
