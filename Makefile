@@ -47,3 +47,61 @@ bench-models: test-deps
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+
+# -- Packaging (packaging/README.md): the frozen app and the installers. Not part of `make test`. --------------------
+#   make bundle          dist/localmind (PyInstaller one-dir; fails above BUNDLE_BUDGET_MB) and its self-test
+#   make deb             dist/localmind_<version>_<arch>.deb (xz)
+#   make deb-roundtrip   build the .deb (zstd, fast), install it, self-test from /opt, remove, check nothing is left
+#   make deb-clean-system  the same round trip on a fresh minimal Debian (debootstrap): Depends is complete
+#   make appdir          build/LocalMind.AppDir (appimagetool makes the AppImage on CI)
+#   make installer-test  the packaging tests alone (NSIS compile, .desktop validation, icons, self-test)
+PKG_VERSION     := $(shell sed -n 's/^version *= *"\([^"]*\)".*/\1/p' pyproject.toml | head -1)
+PACKAGE_STAMP    = $(VENV)/.installed-package
+BUNDLE_BUDGET_MB ?= 300
+TINY_MODEL       = build/tiny-model
+
+.PHONY: package-deps icons bundle bundle-selftest deb deb-roundtrip deb-clean-system appdir installer-test
+
+$(PACKAGE_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e '.[package,test]'
+	touch $@
+
+package-deps: $(PACKAGE_STAMP)
+	@packaging/linux/system-deps.sh
+
+icons: $(PACKAGE_STAMP)
+	$(BIN)/python resources/icons/make_icons.py build/icons
+
+$(TINY_MODEL)/genai_config.json: tests/helpers/tiny_model.py | $(PACKAGE_STAMP)
+	$(BIN)/python -m tests.helpers.tiny_model $(TINY_MODEL)
+
+bundle: icons
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/localmind.spec
+	@size=$$(du -sm dist/localmind | cut -f1); echo "bundle: dist/localmind is $$size MB (budget $(BUNDLE_BUDGET_MB) MB)"; \
+	  [ $$size -le $(BUNDLE_BUDGET_MB) ] || { echo "bundle: over budget" >&2; exit 1; }
+	$(MAKE) bundle-selftest
+
+bundle-selftest: $(TINY_MODEL)/genai_config.json
+	cd build && LOCALMIND_DATA_DIR=$(CURDIR)/build/selftest-data ../dist/localmind/localmind --self-test --model $(CURDIR)/$(TINY_MODEL)
+
+deb: bundle package-deps
+	packaging/linux/build-deb.sh dist/localmind build/icons dist
+
+deb-roundtrip: bundle package-deps $(TINY_MODEL)/genai_config.json
+	@start=$$(date +%s); \
+	deb=$$(DEB_COMPRESSION=zstd packaging/linux/build-deb.sh dist/localmind build/icons build/deb) && \
+	packaging/linux/deb-roundtrip.sh "$$deb" $(CURDIR)/$(TINY_MODEL) && \
+	echo "deb-roundtrip: $$(( $$(date +%s) - start )) s including the .deb build"
+
+appdir: bundle
+	packaging/linux/build-appdir.sh dist/localmind build/icons build/LocalMind.AppDir
+	cd build && LOCALMIND_DATA_DIR=$(CURDIR)/build/selftest-data LocalMind.AppDir/AppRun --self-test
+
+installer-test: $(PACKAGE_STAMP) package-deps
+	LOCALMIND_REQUIRE_PACKAGING_TOOLS=1 QT_QPA_PLATFORM=offscreen $(BIN)/pytest tests/packaging $(PYTEST_ARGS)
+
+# The round trip on a fresh `debootstrap --variant=minbase` Debian: proves the .deb's Depends is complete.
+deb-clean-system: bundle package-deps $(TINY_MODEL)/genai_config.json
+	@command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+	deb=$$(DEB_COMPRESSION=zstd packaging/linux/build-deb.sh dist/localmind build/icons build/deb) && \
+	packaging/linux/deb-clean-system.sh "$$deb" $(CURDIR)/$(TINY_MODEL)
