@@ -120,9 +120,9 @@ def main() -> int:
     args = parser.parse_args()
 
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from tests.helpers.tiny_model import build_tiny_model
 
     from localmind.core.hub import HubSettings, list_repo
-    from tests.helpers.tiny_model import build_tiny_model
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
