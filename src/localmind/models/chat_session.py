@@ -98,6 +98,7 @@ class ChatSession(QObject):
         self._draft_settings: dict[str, Any] = {}
         self._turn: _Turn | None = None
         self._count_request: int | None = None
+        self._closed = False
         self._save_timer = QTimer(self)
         self._save_timer.setInterval(SAVE_INTERVAL_MS)
         self._save_timer.timeout.connect(self.save_partial_reply)
@@ -203,7 +204,7 @@ class ChatSession(QObject):
     # -- turns --------------------------------------------------------------------------------------------------
     def send(self, text: str) -> bool:
         """Commit ``text`` as the user's message and start the reply; ``False`` if nothing was sent."""
-        if not text.strip() or self.generating:
+        if not text.strip() or self.generating or self._closed:
             return False
         if self.model is None:
             self.error.emit(self.tr("No model is loaded."), self.tr("Open a model folder or get a model first."))
@@ -225,7 +226,7 @@ class ChatSession(QObject):
 
     def regenerate(self) -> bool:
         """Replace the last answer with a new one."""
-        if self.generating or self.conversation is None or self.model is None:
+        if self.generating or self._closed or self.conversation is None or self.model is None:
             return False
         users = [m for m in self.messages if m.role == "user"]
         if not users:
@@ -236,7 +237,7 @@ class ChatSession(QObject):
 
     def edit_message(self, message_id: int, text: str) -> bool:
         """Change an earlier user message and continue the conversation from it (later messages go)."""
-        if self.generating or self.conversation is None or self.model is None or not text.strip():
+        if self.generating or self._closed or self.conversation is None or self.model is None or not text.strip():
             return False
         target = next((m for m in self.messages if m.id == message_id and m.role == "user"), None)
         if target is None:
@@ -375,4 +376,6 @@ class ChatSession(QObject):
         self._end_turn(turn, "stopped", None)
 
     def shutdown(self) -> None:
+        """Stop and save the turn in flight; the session takes no new turns after this."""
         self._abandon_turn()
+        self._closed = True
