@@ -3,8 +3,8 @@
     python bench/ui_stream.py [--tokens-per-batch 8] [--answer-tokens 4000] [--quick]
 
 - batch_ms: time to apply one token batch (append_to_last + the layout and paint it causes) around
-  answer token 100 and token 4,000, for three answer shapes: mixed Markdown, one long code block, one
-  long paragraph. Goal: ratio_4000_vs_100 <= 2.
+  answer token 100 and token 4,000, for four answer shapes: mixed Markdown, one long code block, one
+  long paragraph, one long table. Goal: ratio_4000_vs_100 <= 2.
 - lag_ms: main-thread lateness of a 5 ms probe timer while a QTimer streams a long answer into the view
   every 30 ms (goal p99 <= 16 ms); complete_ms: the one Markdown render when the answer completes.
 - open_ms: set_messages() of a 2,000-message conversation until laid out and painted (goal <= 300 ms).
@@ -99,6 +99,15 @@ def paragraph_answer(min_chars: int) -> str:
         out.append(words[i % len(words)])
         i += 1
     return "Intro line.\n\n" + " ".join(out)
+
+
+def table_answer(min_chars: int) -> str:
+    rows = ["| # | Name | Value | Note |", "|---|---|---|---|"]
+    i = 0
+    while sum(map(len, rows)) < min_chars:
+        rows.append(f"| {i} | item {i} | {i * 37 % 1000} | `ok` |")
+        i += 1
+    return "A table:\n\n" + "\n".join(rows)
 
 
 def tokens_of(text: str) -> list[str]:
@@ -261,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             "markdown_mix": batch_costs(app, markdown_answer(long_chars), per_batch, points, window),
             "one_code_block": batch_costs(app, code_answer(long_chars), per_batch, points, window),
             "one_paragraph": batch_costs(app, paragraph_answer(long_chars), per_batch, points, window),
+            "one_table": batch_costs(app, table_answer(long_chars), per_batch, points, window),
         },
         "lag_ms": streaming_lag(app, markdown_answer((1000 if args.quick else args.answer_tokens) * 4), per_batch),
         "open_ms": open_conversation(app, 2000, 5),

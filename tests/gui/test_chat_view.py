@@ -524,6 +524,17 @@ def test_streamed_code_shows_exact_lines_while_streaming(view: ChatView) -> None
     assert documents(widget)[-1].toPlainText() == "bye"
 
 
+def test_a_throttled_tail_still_shows_the_latest_text(view: ChatView, qtbot, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(message_widget, "_TAIL_CHEAP_S", 0.0)  # every render counts as expensive
+    view.set_messages([msg(1, "assistant", "", "streaming")])
+    table = "| n | square |\n|---|---|\n" + "".join(f"| {i} | {i * i} |\n" for i in range(30))
+    for i in range(0, len(table), 4):
+        view.append_to_last(table[i : i + 4])
+    widget = view.message_widget(1)
+    assert widget is not None
+    qtbot.waitUntil(lambda: "841" in documents(widget)[-1].toPlainText())  # 29 squared, the last row
+
+
 def test_batch_work_does_not_grow_with_the_answer(view: ChatView, monkeypatch: pytest.MonkeyPatch) -> None:
     """Characters handed to the Markdown renderer per batch stay bounded at any answer length."""
     rendered: list[int] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, QUrl
+from PySide6.QtCore import QCoreApplication, QObject, QUrl
 from PySide6.QtGui import (
     QFont,
     QTextBlockFormat,
@@ -266,7 +266,15 @@ def _tr(text: str) -> str:
 
 
 class SafeDocument(QTextDocument):
-    """A text document that never loads a resource: no network, no local files, no /dev/zero."""
+    """A text document that never loads a resource: no network, no local files, no /dev/zero.
+
+    Qt's own QTextDocument.loadResource reads local files itself when the view returns nothing,
+    so overriding the view's loadResource alone would still read ``![](file:///dev/zero)`` forever.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setUndoRedoEnabled(False)  # read-only text: an undo stack only costs memory
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         return None
@@ -275,15 +283,27 @@ class SafeDocument(QTextDocument):
 def render_markdown(doc: QTextDocument, text: str, theme: ChatTheme) -> None:
     """Replace ``doc``'s content by ``text`` rendered as safe, theme-coloured Markdown."""
     doc.setMarkdown(text, MARKDOWN_FEATURES)
-    _style_document(doc, theme)
+    cursor = QTextCursor(doc)
+    # One edit block: the layout runs once at the end instead of after every format change
+    # (per change it re-laid out whole tables, quadratic in their size).
+    cursor.beginEditBlock()
+    try:
+        _style_document(doc, cursor, theme)
+    finally:
+        cursor.endEditBlock()
 
 
-def _style_document(doc: QTextDocument, theme: ChatTheme) -> None:
+def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -> None:
     base_font = doc.defaultFont()
     base_size = base_font.pointSizeF() if base_font.pointSizeF() > 0 else 10.0
     mono_size = base_size * 0.92
     images: list[tuple[int, int, str, str]] = []
-    cursor = QTextCursor(doc)
+    # Asking a cursor for its table walks the frame tree per call; the spans are known up front.
+    table_spans = [
+        (frame.firstPosition(), frame.lastPosition())
+        for frame in doc.rootFrame().childFrames()
+        if isinstance(frame, QTextTable)
+    ]
     block = doc.begin()
     while block.isValid():
         fmt = block.blockFormat()
@@ -295,7 +315,9 @@ def _style_document(doc: QTextDocument, theme: ChatTheme) -> None:
             # Qt carries a task-list marker over to the next paragraph; it must not show there.
             new_fmt.setMarker(QTextBlockFormat.MarkerType.NoMarker)
         code = fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage)
-        if not code and QTextCursor(block).currentTable() is None:
+        position = block.position()
+        in_table = any(start <= position <= end for start, end in table_spans)
+        if not code and not in_table:
             # Airier lines than the widget default: long answers read more easily (table rows stay compact).
             new_fmt.setLineHeight(128, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
         if level:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QHideEvent, QPainter, QPaintEvent, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
@@ -30,6 +32,10 @@ TAIL_RENDER_LIMIT = 1500
 USER_PREVIEW_CHARS = 3000
 USER_PREVIEW_LINES = 40
 _BUBBLE_WIDTH_RATIO = 0.8
+# After a tail render that took t seconds, the next one waits at least this many times t (the latest
+# text is rendered by a timer): a big growing table then costs at most about 1/7 of the main thread.
+_TAIL_THROTTLE = 6
+_TAIL_CHEAP_S = 0.002
 
 
 class MessageRecord:
@@ -145,6 +151,11 @@ class MessageWidget(QWidget):
         self._user_ideal_width = 0
         self._can_edit = True
         self._can_regenerate = False
+        self._tail_ready_at = 0.0
+        self._pending_tail: str | None = None
+        self._tail_timer = QTimer(self)
+        self._tail_timer.setSingleShot(True)
+        self._tail_timer.timeout.connect(self._flush_tail)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
         outer = QVBoxLayout(self)
@@ -282,6 +293,7 @@ class MessageWidget(QWidget):
                 view = self._live_prose or self._add_prose_view()
                 view.set_markdown(event.text)
                 self._live_prose, self._live_plain_chars = None, -1
+                self._pending_tail, self._tail_ready_at = None, 0.0
             elif isinstance(event, CodeOpened):
                 self._drop_empty_live_prose()
                 self._live_code = self._add_code_block(event.language)
@@ -299,14 +311,34 @@ class MessageWidget(QWidget):
             self._live_prose = self._add_prose_view()
         view = self._live_prose
         if self._live_plain_chars < 0 and len(text) <= TAIL_RENDER_LIMIT:
-            view.set_markdown(text)
+            now = time.perf_counter()
+            if now < self._tail_ready_at:
+                self._pending_tail = text
+                if not self._tail_timer.isActive():
+                    self._tail_timer.start(int((self._tail_ready_at - now) * 1000) + 1)
+                return
+            self._render_tail(text)
         elif self._live_plain_chars < 0:
+            self._pending_tail = None
             view.set_plain(text)
             self._live_plain_chars = len(text)
         else:
             # The tail only grows until it settles, so the new text is what lies past the shown length.
             view.append_plain(text[self._live_plain_chars :])
             self._live_plain_chars = len(text)
+
+    def _render_tail(self, text: str) -> None:
+        if self._live_prose is None:
+            return
+        self._pending_tail = None
+        start = time.perf_counter()
+        self._live_prose.set_markdown(text)
+        cost = time.perf_counter() - start
+        self._tail_ready_at = start + cost * (1 + _TAIL_THROTTLE) if cost > _TAIL_CHEAP_S else 0.0
+
+    def _flush_tail(self) -> None:
+        if self._pending_tail is not None and self._live_plain_chars < 0:
+            self._render_tail(self._pending_tail)
 
     def _drop_empty_live_prose(self) -> None:
         if self._live_prose is not None and not self._live_prose.document().toPlainText().strip():
@@ -363,6 +395,8 @@ class MessageWidget(QWidget):
             widget.deleteLater()
         self._segments = []
         self._live_prose, self._live_plain_chars, self._live_code, self._more = None, -1, None, None
+        self._pending_tail, self._tail_ready_at = None, 0.0
+        self._tail_timer.stop()
 
     # --- actions and looks ---------------------------------------------------------------------
     def set_actions(self, can_edit: bool, can_regenerate: bool) -> None:
