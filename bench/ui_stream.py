@@ -175,7 +175,7 @@ def streaming_lag(app: QApplication, text: str, per_batch: int) -> dict[str, flo
     state = {"next": 0, "last_probe": time.perf_counter()}
 
     def feed() -> None:
-        start = state["next"]
+        start = int(state["next"])
         if start >= len(tokens):
             feeder.stop()
             probe.stop()
