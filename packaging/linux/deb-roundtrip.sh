@@ -28,8 +28,16 @@ dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"
 work=$(mktemp -d "${TMPDIR:-/tmp}/localmind-roundtrip.XXXXXX")
 chmod 0755 "$work"
 xvfb_pid=""
+gui_pid=""
+installed=0
 cleanup() {
+  if [ -n "$gui_pid" ]; then kill "$gui_pid" 2>/dev/null || true; fi
   if [ -n "$xvfb_pid" ]; then kill "$xvfb_pid" 2>/dev/null || true; fi
+  # A failed run must not leave the package (or what it pulled in) on the machine.
+  if [ "$installed" = 1 ] && dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    echo "deb-roundtrip: removing $pkg after the failure" >&2
+    remove_package >/dev/null 2>&1 || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -46,6 +54,18 @@ snapshot() {
   { find /opt /usr/bin /usr/share/applications /usr/share/icons/hicolor /usr/share/doc /etc \
       -path /usr/share/icons/hicolor/icon-theme.cache -prune -o -print 2>/dev/null || true; } | sort
 }
+# The package, then the dependencies this install pulled in, so the system is as it was (nothing else is touched).
+remove_package() {
+  DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "$pkg" >"$work/remove.log" 2>&1 || { cat "$work/remove.log"; return 1; }
+  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "installed"; then echo "dpkg still lists $pkg"; return 1; fi
+  local pulled=()
+  mapfile -t pulled < <(comm -13 "$work/packages-before.txt" <(installed_packages))
+  if [ ${#pulled[@]} -gt 0 ]; then
+    echo "also removing the dependencies it pulled in: ${pulled[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${pulled[@]}" >>"$work/remove.log" 2>&1 \
+      || { cat "$work/remove.log"; return 1; }
+  fi
+}
 installed_packages() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort; }
 snapshot > "$work/before.txt"
 installed_packages > "$work/packages-before.txt"
@@ -53,6 +73,7 @@ started=$(now)
 
 step "install $(basename "$deb") ($(du -h "$deb" | cut -f1))"
 t=$(now)
+installed=1
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/install.log" 2>&1 \
   || { cat "$work/install.log"; fail "apt-get install"; }
 install_s=$(since "$t")
@@ -88,14 +109,21 @@ if [ -n "$shot" ]; then
   for _ in $(seq 50); do xdpyinfo -display "$display" >/dev/null 2>&1 && break; sleep 0.1; done
   mkdir -p "$(dirname "$shot")"
   # The real window when the app can open it; if it cannot start yet, the self-test's window on the same screen.
-  (cd / && runuser -u nobody -- env -i PATH=/usr/bin:/bin HOME="$user_home" LANG=C.UTF-8 DISPLAY="$display" \
+  (cd / && exec runuser -u nobody -- env -i PATH=/usr/bin:/bin HOME="$user_home" LANG=C.UTF-8 DISPLAY="$display" \
     QT_QPA_PLATFORM=xcb localmind --model "$model") >"$work/gui.log" 2>&1 &
   gui_pid=$!
-  sleep 6
-  if kill -0 "$gui_pid" 2>/dev/null; then
-    import -display "$display" -window root "$shot"
-    echo "top-level window (WM_CLASS): $(xwininfo -display "$display" -root -tree | grep -m1 -o '"[^"]*": ("[^"]*" "[^"]*")' || echo none)"
-    kill "$gui_pid"; wait "$gui_pid" 2>/dev/null || true
+  window=""
+  for _ in $(seq 100); do  # up to 20 s for the window to appear
+    kill -0 "$gui_pid" 2>/dev/null || break
+    window=$(xwininfo -display "$display" -root -tree 2>/dev/null | awk '/"LocalMind": \("/ { print $1; exit }')
+    [ -n "$window" ] && break
+    sleep 0.2
+  done
+  if [ -n "$window" ]; then
+    sleep 3  # let it finish its first paint and load the model
+    import -display "$display" -window "$window" "$shot"
+    echo "window $window, WM_CLASS: $(xprop -display "$display" -id "$window" WM_CLASS | cut -d= -f2)"
+    kill "$gui_pid"; wait "$gui_pid" 2>/dev/null || true; gui_pid=""
     echo "screenshot of the app: $shot"
   else
     echo "note: the app's window did not stay open: $(tail -1 "$work/gui.log")"
@@ -112,17 +140,8 @@ fi
 step "remove"
 dpkg-query -L "$pkg" | sort > "$work/owned.txt"
 t=$(now)
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "$pkg" >"$work/remove.log" 2>&1 \
-  || { cat "$work/remove.log"; fail "apt-get purge"; }
+remove_package || fail "removing the package"
 remove_s=$(since "$t")
-dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "installed" && fail "dpkg still lists $pkg"
-# Dependencies this install pulled in go too, so the system is as it was (nothing else is touched).
-mapfile -t pulled < <(comm -13 "$work/packages-before.txt" <(installed_packages))
-if [ ${#pulled[@]} -gt 0 ]; then
-  echo "also removing the dependencies it pulled in: ${pulled[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${pulled[@]}" >>"$work/remove.log" 2>&1 \
-    || { cat "$work/remove.log"; fail "apt-get purge of the pulled-in dependencies"; }
-fi
 snapshot > "$work/after.txt"
 left=$(comm -13 "$work/before.txt" "$work/after.txt")
 [ -z "$left" ] || { echo "$left"; fail "files were left behind"; }
