@@ -13,7 +13,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QPalette, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLayout, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from localmind.ui.chat import icons
 from localmind.ui.chat.message_widget import MessageRecord, MessageWidget
@@ -93,6 +93,9 @@ class ChatView(QWidget):
         self._scroll.setWidget(canvas)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        # The view never imposes a minimum size on a window it is the top level of (tests, demos):
+        # every change would be pushed to the platform window, which offscreen Qt warns about.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         layout.addWidget(self._scroll)
 
         bar = self._scroll.verticalScrollBar()
