@@ -288,6 +288,14 @@ class CodeBlockWidget(QFrame):
         self._language_label.setPalette(label_palette)
         self._copy.setPalette(label_palette)
         self._copy.setIcon(icons.copy_icon(theme.muted))
+        self.editor.horizontalScrollBar().setStyleSheet(
+            "QScrollBar:horizontal { background: transparent; height: 10px; margin: 2px 8px; }"
+            f" QScrollBar::handle:horizontal {{ background: {theme.border.name()}; border-radius: 3px; min-width: 32px; }}"
+            f" QScrollBar::handle:horizontal:hover {{ background: {theme.muted.name()}; }}"
+            " QScrollBar::add-line, QScrollBar::sub-line { height: 0; width: 0; }"
+            " QScrollBar::add-page, QScrollBar::sub-page { background: transparent; }"
+        )
+        self._fit_height()
         self.update()
 
     def _line_height(self) -> float:
