@@ -45,6 +45,7 @@ from localmind.core.hub import (
     VerifyReport,
     default_model_id,
     discard_unfinished,
+    empty_trash,
     import_folder,
     import_zip,
     list_installed,
@@ -178,6 +179,7 @@ class ModelManagerPage(QWidget):
         self._listing: RepoListing | None = None
         self._failed_key: str | None = None
         self.recommended: CatalogEntry | None = None
+        empty_trash()  # what an interrupted delete left behind
         self._build()
         self.retranslate()
         c = self.controller
