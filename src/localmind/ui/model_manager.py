@@ -299,7 +299,9 @@ class ModelManagerPage(QWidget):
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
-        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         return table
 
     @staticmethod
@@ -395,6 +397,9 @@ class ModelManagerPage(QWidget):
                 item.setToolTip(entry.description_for(language))
                 item.setData(Qt.ItemDataRole.UserRole, entry.id)
                 self.catalog_table.setItem(i, column, item)
+        # The catalog is short: show it whole rather than in a scrolled box inside the scrolled page.
+        rows_height = sum(self.catalog_table.rowHeight(r) for r in range(self.catalog_table.rowCount()))
+        self.catalog_table.setMinimumHeight(rows_height + self.catalog_table.horizontalHeader().height() + 4)
         self._installed = list_installed()
         self.installed_table.setRowCount(len(self._installed))
         for i, model in enumerate(self._installed):
