@@ -24,7 +24,7 @@ $(STAMP)-test: pyproject.toml | $(BIN)/python
 venv: $(STAMP)
 
 run: $(STAMP)
-	@scripts/system-deps.sh test
+	@scripts/system-deps.sh run
 	$(BIN)/localmind $(ARGS)
 
 test-deps: $(STAMP)-test

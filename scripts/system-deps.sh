@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Make sure the system libraries Qt needs are present.
-#   scripts/system-deps.sh [test|window]
-# test: offscreen Qt + a CJK font; window: adds Xvfb and the xcb libraries for a real window.
+#   scripts/system-deps.sh [run|test|window]
+# run: Qt's libraries + CJK and emoji fonts; test: adds nsis and desktop-file-utils (the installer tests compile
+# the NSIS script and validate the .desktop file); window: adds Xvfb and the xcb libraries for a real window.
 # On Debian/Ubuntu as root it installs what is missing; elsewhere it prints the exact command to run.
 set -euo pipefail
 profile=${1:-test}
 
 debs=(libglib2.0-0 libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 fonts-wqy-microhei fonts-noto-color-emoji)
+if [ "$profile" != run ]; then
+  debs+=(nsis desktop-file-utils)
+fi
 if [ "$profile" = window ]; then
   debs+=(xvfb x11-utils imagemagick libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
          libxcb-shape0 libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-xfixes0)

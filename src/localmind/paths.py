@@ -30,7 +30,8 @@ def data_dir() -> Path:
     env = os.environ.get(ENV_DATA_DIR)
     if env:
         return Path(env).expanduser().resolve()
-    return Path(user_data_dir(APP_NAME, appauthor=False, roaming=True))
+    # Not roaming: models are gigabytes, and a roaming profile would copy them between machines at every logon.
+    return Path(user_data_dir(APP_NAME, appauthor=False, roaming=False))
 
 
 def ensure_data_dir() -> Path:
