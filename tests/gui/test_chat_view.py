@@ -16,9 +16,9 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCursor, QTextD
 from PySide6.QtWidgets import QApplication, QTextBrowser, QToolButton
 
 from localmind.core.conversations import Message
-from localmind.ui.chat import markdown as md
-from localmind.ui.chat import message_widget, segments
-from localmind.ui.chat.markdown import (
+from localmind.ui.chat import blocks as md
+from localmind.ui.chat import markdown, message_widget, segments
+from localmind.ui.chat.blocks import (
     CodeBlock,
     CodeClosed,
     CodeLines,
@@ -440,7 +440,7 @@ def test_hostile_answer_loads_nothing_and_shows_html_as_text(
 
 
 def test_view_refuses_to_load_any_resource() -> None:
-    document = md.SafeDocument()
+    document = markdown.SafeDocument()
     assert document.loadResource(QTextDocument.ResourceType.ImageResource, QUrl("http://127.0.0.1:9/x.png")) is None
     browser = MarkdownView(view_theme())
     assert browser.loadResource(QTextDocument.ResourceType.ImageResource, QUrl("file:///dev/zero")) is None

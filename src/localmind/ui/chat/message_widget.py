@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QHideEvent, QPainter, QPaintEvent, QPalette, QResizeEvent, QShowEvent
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from localmind.ui.chat import icons
-from localmind.ui.chat.markdown import (
+from localmind.ui.chat.blocks import (
     CodeBlock,
     CodeClosed,
     CodeLines,
@@ -21,6 +21,7 @@ from localmind.ui.chat.markdown import (
     StreamSplitter,
     split_blocks,
 )
+from localmind.ui.chat.decor import Bubble, TypingDots
 from localmind.ui.chat.segments import CodeBlockWidget, CopyButton, MarkdownView
 from localmind.ui.chat.theme import ChatTheme
 
@@ -61,55 +62,6 @@ class MessageRecord:
 
     def append(self, text: str) -> None:
         self._parts.append(text)
-
-
-class _Bubble(QWidget):
-    def __init__(self, theme: ChatTheme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.theme = theme
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self.theme.user_bubble)
-        painter.drawRoundedRect(QRectF(self.rect()), 16, 16)
-
-
-class _TypingDots(QWidget):
-    """Three pulsing dots shown while an answer has no text yet."""
-
-    def __init__(self, theme: ChatTheme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.theme = theme
-        self._phase = 0
-        self._timer = QTimer(self)
-        self._timer.setInterval(180)
-        self._timer.timeout.connect(self._tick)
-        self.setFixedSize(44, 22)
-        self.setAccessibleName(self.tr("Writing an answer"))
-
-    def _tick(self) -> None:
-        self._phase = (self._phase + 1) % 3
-        self.update()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._timer.start()
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        super().hideEvent(event)
-        self._timer.stop()
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        for i in range(3):
-            colour = QColor(self.theme.muted)
-            colour.setAlphaF(1.0 if i == self._phase else 0.35)
-            painter.setBrush(colour)
-            painter.drawEllipse(QRectF(4 + i * 13, 7, 8, 8))
 
 
 def _action_button(text: str, accessible_name: str, parent: QWidget) -> QToolButton:
@@ -164,7 +116,7 @@ class MessageWidget(QWidget):
         self._body = QVBoxLayout()
         self._body.setContentsMargins(0, 0, 0, 0)
         self._body.setSpacing(0)
-        self._bubble: _Bubble | None = None
+        self._bubble: Bubble | None = None
         self._more: QToolButton | None = None
 
         if record.role == "user":
@@ -172,7 +124,7 @@ class MessageWidget(QWidget):
             row = QHBoxLayout()
             row.setContentsMargins(0, 0, 0, 0)
             row.addStretch(1)
-            self._bubble = _Bubble(theme, self)
+            self._bubble = Bubble(theme, self)
             self._bubble.setLayout(self._body)
             self._body.setContentsMargins(16, 10, 16, 10)
             row.addWidget(self._bubble)
@@ -182,7 +134,7 @@ class MessageWidget(QWidget):
                 self.tr("System prompt") if record.role == "system" else self.tr("Assistant's answer")
             )
             outer.addLayout(self._body)
-        self._typing = _TypingDots(theme, self)
+        self._typing = TypingDots(theme, self)
         self._typing.hide()
         outer.addWidget(self._typing)
 
