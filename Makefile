@@ -105,3 +105,13 @@ deb-clean-system: bundle package-deps $(TINY_MODEL)/genai_config.json
 	@command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
 	deb=$$(DEB_COMPRESSION=zstd packaging/linux/build-deb.sh dist/localmind build/icons build/deb) && \
 	packaging/linux/deb-clean-system.sh "$$deb" $(CURDIR)/$(TINY_MODEL)
+
+# The README's screenshots: the real window under Xvfb, English and Chinese, light and dark.
+screenshots: test-deps
+	@scripts/system-deps.sh window
+	$(BIN)/python scripts/screenshots.py
+
+# Compile resources/translations/*.ts to the .qm files Qt loads (the app also does it on start in a checkout).
+.PHONY: translations
+translations: $(STAMP)
+	$(BIN)/python -m localmind.ui.i18n

@@ -4,8 +4,8 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="116"/>
         <location filename="../../src/localmind/ui/main_window.py" line="117"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="118"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -13,43 +13,43 @@
 <context>
     <name>ChatSession</name>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="156"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="157"/>
         <source>This conversation cannot be opened.</source>
         <translation>无法打开此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="209"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="210"/>
         <source>No model is loaded.</source>
         <translation>尚未加载模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="209"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="210"/>
         <source>Open a model folder or get a model first.</source>
         <translation>请先打开模型文件夹或获取一个模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="269"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="270"/>
         <source>The chat settings are not valid.</source>
         <translation>对话设置无效。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="319"/>
-        <location filename="../../src/localmind/models/chat_session.py" line="327"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="320"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="328"/>
         <source>The answer could not be finished.</source>
         <translation>回答未能完成。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="341"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="342"/>
         <source>Your message was not sent.</source>
         <translation>你的消息未发送。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="343"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="344"/>
         <source>No answer was generated.</source>
         <translation>未生成回答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="363"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="364"/>
         <source>The answer could not be saved.</source>
         <translation>无法保存回答。</translation>
     </message>
@@ -67,7 +67,7 @@
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat_view.py" line="103"/>
+        <location filename="../../src/localmind/ui/chat_view.py" line="106"/>
         <source>Scroll to the latest message</source>
         <translation>滚动到最新消息</translation>
     </message>
@@ -172,99 +172,132 @@
     </message>
 </context>
 <context>
+    <name>DownloadRow</name>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="110"/>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="111"/>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="112"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="122"/>
+        <source>Asking Hugging Face for the file list…</source>
+        <translation>正在向 Hugging Face 获取文件列表…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="124"/>
+        <source>Installing…</source>
+        <translation>正在安装…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="126"/>
+        <source>{done} of {total} · {speed}/s · {eta} left · file {n} of {count}</source>
+        <translation>{done} / {total} · {speed}/秒 · 剩余 {eta} · 第 {n} 个文件，共 {count} 个</translation>
+    </message>
+</context>
+<context>
     <name>LocalMind</name>
     <message>
-        <location filename="../../src/localmind/app.py" line="162"/>
+        <location filename="../../src/localmind/app.py" line="161"/>
         <source>The model you used last is no longer there.</source>
         <translation>上次使用的模型已不在原处。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="163"/>
+        <location filename="../../src/localmind/app.py" line="162"/>
         <source>{path} was moved or deleted. Open a model folder to continue.</source>
         <translation>{path} 已被移动或删除。请打开一个模型文件夹以继续。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="266"/>
+        <location filename="../../src/localmind/app.py" line="259"/>
         <source>The model loaded with warnings.</source>
         <translation>模型已加载，但有警告。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="273"/>
+        <location filename="../../src/localmind/app.py" line="266"/>
         <source>Open another model folder…</source>
         <translation>打开其他模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="276"/>
+        <location filename="../../src/localmind/app.py" line="269"/>
         <source>Get a model</source>
         <translation>获取模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="278"/>
+        <location filename="../../src/localmind/app.py" line="271"/>
         <source>The model could not be loaded.</source>
         <translation>无法加载模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="279"/>
+        <location filename="../../src/localmind/app.py" line="272"/>
         <source>Your chats are still here; you can read and search them meanwhile.</source>
         <translation>你的对话都还在，期间可以照常查看和搜索。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="311"/>
+        <location filename="../../src/localmind/app.py" line="304"/>
         <source>The chat could not be deleted.</source>
         <translation>无法删除此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="319"/>
+        <location filename="../../src/localmind/app.py" line="312"/>
         <source>The chat could not be restored.</source>
         <translation>无法恢复此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="327"/>
+        <location filename="../../src/localmind/app.py" line="320"/>
         <source>Search failed.</source>
         <translation>搜索失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="397"/>
+        <location filename="../../src/localmind/app.py" line="392"/>
         <source>JSON (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="397"/>
+        <location filename="../../src/localmind/app.py" line="392"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="399"/>
+        <location filename="../../src/localmind/app.py" line="394"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="406"/>
+        <location filename="../../src/localmind/app.py" line="401"/>
         <source>Export failed.</source>
         <translation>导出失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="408"/>
+        <location filename="../../src/localmind/app.py" line="403"/>
         <source>Exported {count} chat(s) to {path}.</source>
         <translation>已将 {count} 个对话导出到 {path}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="412"/>
+        <location filename="../../src/localmind/app.py" line="407"/>
         <source>Import conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="412"/>
+        <location filename="../../src/localmind/app.py" line="407"/>
         <source>LocalMind export (*.json)</source>
         <translation>LocalMind 导出文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="419"/>
+        <location filename="../../src/localmind/app.py" line="414"/>
         <source>Import failed.</source>
         <translation>导入失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="421"/>
+        <location filename="../../src/localmind/app.py" line="416"/>
         <source>Imported {count} chat(s).</source>
         <translation>已导入 {count} 个对话。</translation>
     </message>
@@ -277,87 +310,87 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="373"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="374"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="389"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="390"/>
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="389"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="390"/>
         <source>Open a model first</source>
         <translation>请先打开一个模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="394"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="395"/>
         <source>Loading {name}…</source>
         <translation>正在加载 {name}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="398"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="399"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="399"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="400"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="410"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="411"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="432"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="433"/>
         <source>Copied the last answer.</source>
         <translation>已复制上一个回答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="438"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="439"/>
         <source>This link was not opened.</source>
         <translation>未打开此链接。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="438"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="439"/>
         <source>Only web and e-mail links open from a chat.</source>
         <translation>对话中只能打开网页和电子邮件链接。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="490"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="501"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="491"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="502"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="492"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="503"/>
         <source>Open a model folder…</source>
         <translation>打开模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="493"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="504"/>
         <source>Get more models…</source>
         <translation>获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="494"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="505"/>
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="495"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="506"/>
         <source>← Back to chat</source>
         <translation>← 返回对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="496"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="507"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -365,316 +398,664 @@
 <context>
     <name>MessageWidget</name>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="122"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="123"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="133"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="134"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="133"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="134"/>
         <source>Assistant&apos;s answer</source>
         <translation>助手的回答</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="140"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="140"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="148"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="148"/>
         <source>Edit message</source>
         <translation>编辑消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="146"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="150"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="146"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="150"/>
         <source>Regenerate answer</source>
         <translation>重新生成回答</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="149"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="153"/>
         <source>Message status</source>
         <translation>消息状态</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="290"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="312"/>
         <source>Show less</source>
         <translation>收起</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="290"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="312"/>
         <source>Show more</source>
         <translation>展开</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="340"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="370"/>
         <source>Error</source>
         <translation>出错</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="340"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="370"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
 </context>
 <context>
+    <name>ModelManagerPage</name>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="327"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="328"/>
+        <source>Enter a Hugging Face token…</source>
+        <translation>输入 Hugging Face 令牌…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="329"/>
+        <source>Recommended to start</source>
+        <translation>推荐入门模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="330"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="335"/>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="331"/>
+        <source>Ready-to-run models</source>
+        <translation>可直接运行的模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <source>On this computer</source>
+        <translation>本机情况</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="336"/>
+        <source>Model page</source>
+        <translation>模型主页</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="337"/>
+        <source>Add a model from Hugging Face</source>
+        <translation>从 Hugging Face 添加模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="338"/>
+        <source>owner/model, e.g. microsoft/Phi-3.5-mini-instruct-onnx</source>
+        <translation>所有者/模型，例如 microsoft/Phi-3.5-mini-instruct-onnx</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="339"/>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="340"/>
+        <source>Download this folder</source>
+        <translation>下载此文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="341"/>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="342"/>
+        <source>No downloads.</source>
+        <translation>没有下载任务。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="343"/>
+        <source>Installed models</source>
+        <translation>已安装的模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="347"/>
+        <source>Load in chat</source>
+        <translation>在对话中加载</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="348"/>
+        <source>Verify</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="349"/>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="350"/>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="351"/>
+        <source>Import folder…</source>
+        <translation>导入文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="352"/>
+        <source>Import .zip…</source>
+        <translation>导入 .zip…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="366"/>
+        <source>Fits</source>
+        <translation>可以运行</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="367"/>
+        <source>Fits, but tight: close other programs</source>
+        <translation>可以运行，但比较吃紧：请关闭其他程序</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="368"/>
+        <source>Too big for this computer&apos;s memory</source>
+        <translation>超出本机内存容量</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="369"/>
+        <source>Not enough free disk space</source>
+        <translation>磁盘剩余空间不足</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="373"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="374"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="376"/>
+        <source>This computer: {ram} memory, {disk} free disk space.</source>
+        <translation>本机：内存 {ram}，磁盘剩余空间 {disk}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="384"/>
+        <source>{name} ({size}) — {description}</source>
+        <translation>{name}（{size}）——{description}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="406"/>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="406"/>
+        <source>Damaged: {problem}</source>
+        <translation>已损坏：{problem}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="407"/>
+        <source>used in place</source>
+        <translation>原位使用</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="416"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="550"/>
+        <source>Paused — resume to continue where it stopped.</source>
+        <translation>已暂停——继续后将从中断处接着下载。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="468"/>
+        <source>{name} is already installed.</source>
+        <translation>{name} 已经安装。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="478"/>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="492"/>
+        <source>Pick a model in the list first.</source>
+        <translation>请先在列表中选择一个模型。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="495"/>
+        <source>Download anyway?</source>
+        <translation>仍要下载吗？</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="533"/>
+        <source>{name} is installed and verified. Select it and press “Load in chat”.</source>
+        <translation>{name} 已安装并通过校验。选中它，然后点击“在对话中加载”。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="540"/>
+        <source>Stopped: {reason}</source>
+        <translation>已停止：{reason}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="548"/>
+        <source>Download cancelled; its partial files were deleted.</source>
+        <translation>下载已取消，未完成的文件已删除。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="558"/>
+        <source>Token saved in the system keyring.</source>
+        <translation>令牌已保存到系统密钥环。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="561"/>
+        <source>No system keyring was found: the token is kept only until LocalMind closes (it is never written to a file).</source>
+        <translation>未找到系统密钥环：令牌只保留到 LocalMind 关闭为止（绝不会写入文件）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="576"/>
+        <source>Looking up {repo}…</source>
+        <translation>正在查找 {repo}…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="585"/>
+        <source>{repo} holds no onnxruntime-genai model (no genai_config.json).</source>
+        <translation>{repo} 中没有 onnxruntime-genai 模型（缺少 genai_config.json）。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="596"/>
+        <source>Pick the folder for your device (a cpu folder runs everywhere) and download it.</source>
+        <translation>请选择适合你设备的文件夹（cpu 文件夹在任何电脑上都能运行）并下载。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="611"/>
+        <source>{name} is damaged ({problem}). Verify it, or delete it and download it again.</source>
+        <translation>{name} 已损坏（{problem}）。请校验，或删除后重新下载。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="622"/>
+        <source>Verifying {name}…</source>
+        <translation>正在校验 {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="635"/>
+        <source>LocalMind forgets it; the files in {path} stay where they are.</source>
+        <translation>LocalMind 将不再记录它；{path} 中的文件会保留在原处。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="639"/>
+        <source>This deletes {size} from {path}.</source>
+        <translation>这将从 {path} 删除 {size}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="642"/>
+        <source>Delete {name}?</source>
+        <translation>删除 {name}？</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="646"/>
+        <source>Importing {path}…</source>
+        <translation>正在导入 {path}…</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="653"/>
+        <source>Import a model folder</source>
+        <translation>导入模型文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="656"/>
+        <source>Copy the model into LocalMind&apos;s folder?</source>
+        <translation>要把模型复制到 LocalMind 的文件夹吗？</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="657"/>
+        <source>Yes copies it (safe if the original moves); No uses it where it is.</source>
+        <translation>选“是”会复制一份（即使原文件被移动也不受影响）；选“否”则在原位置使用。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="662"/>
+        <source>Import a zipped model</source>
+        <translation>导入压缩的模型</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="662"/>
+        <source>Zip files (*.zip)</source>
+        <translation>Zip 文件 (*.zip)</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="680"/>
+        <source>All {n} files match their hashes.</source>
+        <translation>全部 {n} 个文件的哈希值均匹配。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="683"/>
+        <source>Damaged: {files}. Delete the model and download it again.</source>
+        <translation>已损坏：{files}。请删除该模型后重新下载。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="689"/>
+        <source>Deleted {name}.</source>
+        <translation>已删除 {name}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="691"/>
+        <source>Imported {name}.</source>
+        <translation>已导入 {name}。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="709"/>
+        <source>Hugging Face token</source>
+        <translation>Hugging Face 令牌</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="710"/>
+        <source>Paste an access token from huggingface.co/settings/tokens (read access is enough):</source>
+        <translation>请粘贴来自 huggingface.co/settings/tokens 的访问令牌（只读权限即可）：</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="312"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="334"/>
         <source>Saved as the defaults for new chats when you press OK.</source>
         <translation>按“确定”后，将保存为新对话的默认值。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="334"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="356"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="335"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="359"/>
+        <source>OK</source>
+        <translation>确定</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="360"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="361"/>
         <source>This chat</source>
         <translation>当前对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="336"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="362"/>
         <source>App</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="338"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="364"/>
         <source>These settings apply to this chat only.</source>
         <translation>这些设置仅对当前对话生效。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="340"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="366"/>
         <source>These settings apply to the new chat you are about to start.</source>
         <translation>这些设置将用于你即将开始的新对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="342"/>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="346"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="368"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="372"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="344"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="370"/>
         <source>For example: You are a concise assistant. Answer in plain English.</source>
         <translation>例如：你是一个简洁的助手，请用通俗易懂的中文回答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="347"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="373"/>
         <source>Style</source>
         <translation>风格</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="348"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="374"/>
         <source>Precise</source>
         <translation>精确</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="348"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="374"/>
         <source>Balanced</source>
         <translation>均衡</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="348"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="374"/>
         <source>Creative</source>
         <translation>创意</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="350"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="376"/>
         <source>Focused, repeatable answers</source>
         <translation>专注、可重复的回答</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="351"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="377"/>
         <source>A good default for most chats</source>
         <translation>适合大多数对话的默认选择</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="352"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="378"/>
         <source>More varied and surprising answers</source>
         <translation>更多样、更出人意料的回答</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="359"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="385"/>
         <source>Temperature</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="360"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="386"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="361"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="387"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="362"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="388"/>
         <source>Max answer length (tokens)</source>
         <translation>最大回答长度（token）</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="363"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="389"/>
         <source>Repetition penalty</source>
         <translation>重复惩罚</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="366"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="392"/>
         <source>Higher is more random; 0 always picks the likeliest word.</source>
         <translation>数值越高越随机；为 0 时总是选择可能性最大的词。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="367"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="393"/>
         <source>Only consider the likeliest words that together make up this share.</source>
         <translation>只考虑累计概率达到该比例的最可能的词。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="368"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="394"/>
         <source>Only consider this many likeliest words (0: no limit).</source>
         <translation>只考虑这么多个最可能的词（0 表示不限制）。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="369"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="395"/>
         <source>The longest answer the model may write.</source>
         <translation>模型单次回答的最大长度。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="370"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="396"/>
         <source>Above 1 discourages repeating the same words.</source>
         <translation>大于 1 时会抑制重复相同的词语。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="376"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="402"/>
         <source>Automatic</source>
         <translation>自动</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="377"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="403"/>
         <source>Reset to defaults</source>
         <translation>恢复默认值</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="378"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="404"/>
         <source>Use for new chats</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="380"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="406"/>
         <source>Make these values and the system prompt the defaults for new chats</source>
         <translation>将这些数值和系统提示词设为新对话的默认值</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="383"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="409"/>
         <source>Appearance</source>
         <translation>外观</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="384"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="410"/>
         <source>Engine</source>
         <translation>推理引擎</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="385"/>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="404"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="411"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="430"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="386"/>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="405"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="412"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="431"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="387"/>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="406"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="413"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="432"/>
         <source>Run models on</source>
         <translation>运行设备</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="388"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="414"/>
         <source>Context size (tokens)</source>
         <translation>上下文大小（token）</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="389"/>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="408"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="415"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="434"/>
         <source>CPU threads</source>
         <translation>CPU 线程数</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="390"/>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="393"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="416"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="419"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="390"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="416"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="390"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="416"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="396"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="422"/>
         <source>Automatic (best available)</source>
         <translation>自动（选择最佳可用设备）</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="397"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="423"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="398"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="424"/>
         <source>NVIDIA GPU (CUDA)</source>
         <translation>NVIDIA GPU（CUDA）</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="399"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="425"/>
         <source>GPU via DirectML (Windows)</source>
         <translation>通过 DirectML 使用 GPU（Windows）</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="400"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="426"/>
         <source>Apple Core ML (macOS)</source>
         <translation>Apple Core ML（macOS）</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="407"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="433"/>
         <source>Context size</source>
         <translation>上下文大小</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="409"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="435"/>
         <source>The language changes at once; a few parts follow after a restart.</source>
         <translation>语言会立即切换；少数部分需重启后更新。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/settings_dialog.py" line="412"/>
+        <location filename="../../src/localmind/ui/settings_dialog.py" line="438"/>
         <source>A larger context remembers more of a long chat but needs more memory. Changes here reload the model.</source>
         <translation>上下文越大，长对话中能记住的内容越多，但占用的内存也越多。修改这里的设置会重新加载模型。</translation>
     </message>
@@ -861,100 +1242,108 @@
     </message>
 </context>
 <context>
+    <name>TypingDots</name>
+    <message>
+        <location filename="../../src/localmind/ui/chat/decor.py" line="36"/>
+        <source>Writing an answer</source>
+        <translation>正在写回答</translation>
+    </message>
+</context>
+<context>
     <name>WelcomePage</name>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="152"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="200"/>
         <source>How can I help you today?</source>
         <translation>今天我能帮你做什么？</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="154"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="202"/>
         <source>Ask anything. {model} answers right here on your computer.</source>
         <translation>尽管问吧。{model} 就在你的电脑上作答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="157"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="205"/>
         <source>Getting {model} ready…</source>
         <translation>正在准备 {model}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="158"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="206"/>
         <source>Loading the model into memory. You can read your earlier chats meanwhile.</source>
         <translation>正在将模型载入内存。期间你可以查看之前的对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="160"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="208"/>
         <source>Welcome to LocalMind</source>
         <translation>欢迎使用 LocalMind</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="163"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="211"/>
         <source>Chat with an AI model that runs entirely on your computer. To begin, add a model — it takes a few minutes, once.</source>
         <translation>与完全在你电脑上运行的 AI 模型聊天。首先请添加一个模型——只需几分钟，而且只需一次。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="170"/>
-        <location filename="../../src/localmind/ui/welcome.py" line="175"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="218"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="223"/>
         <source>Get a model</source>
         <translation>获取模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="172"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="220"/>
         <source>Pick a small, capable model from the catalog and download it. Recommended.</source>
         <translation>从模型目录中挑选一个小巧而能干的模型并下载。推荐。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="174"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="222"/>
         <source>Browse models</source>
         <translation>浏览模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="176"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="224"/>
         <source>Use a model you have</source>
         <translation>使用已有模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="178"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="226"/>
         <source>Open a folder with an ONNX Runtime GenAI model (it contains genai_config.json).</source>
         <translation>打开包含 ONNX Runtime GenAI 模型的文件夹（其中有 genai_config.json）。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="180"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="228"/>
         <source>Open a model folder…</source>
         <translation>打开模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="181"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="229"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="184"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="232"/>
         <source>Explain a concept</source>
         <translation>解释概念</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="184"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="232"/>
         <source>Explain how a rainbow forms, simply.</source>
         <translation>用简单的话解释彩虹是怎么形成的。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="185"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="233"/>
         <source>Write something</source>
         <translation>帮我写作</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="185"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="233"/>
         <source>Write a short, friendly note inviting my team to lunch on Friday.</source>
         <translation>写一段简短友好的消息，邀请我的团队周五一起吃午饭。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="186"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="234"/>
         <source>Summarize</source>
         <translation>总结</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="186"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="234"/>
         <source>Summarize the following text in three bullet points:
 
 </source>
@@ -963,17 +1352,17 @@
 </translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="187"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="235"/>
         <source>Code</source>
         <translation>编程</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="187"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="235"/>
         <source>Write a Python function that checks whether a word is a palindrome.</source>
         <translation>写一个 Python 函数，判断一个单词是否为回文。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="193"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="239"/>
         <source>🔒 Private by design: nothing you type leaves this computer.</source>
         <translation>🔒 隐私至上：你输入的任何内容都不会离开这台电脑。</translation>
     </message>

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import json
 import logging
 import os
@@ -213,20 +212,14 @@ class LocalMind(QObject):
         window.closing.connect(self.shutdown)
         self.qapp.aboutToQuit.connect(self.shutdown)
 
-    def _model_manager_factory(self) -> Callable[[], QWidget] | None:
-        try:
-            model_manager = importlib.import_module("localmind.ui.model_manager")
-        except ImportError:
-            return None
-        page_class = getattr(model_manager, "ModelManagerPage", None) or getattr(model_manager, "ModelManager", None)
-        if page_class is None:
-            return None
-
+    def _model_manager_factory(self) -> Callable[[], QWidget]:
         def build() -> QWidget:
-            page: QWidget = page_class()
-            load_requested = getattr(page, "load_requested", None)
-            if load_requested is not None:
-                load_requested.connect(self._load_from_manager)
+            # Imported on first use: the page pulls in the Hub client, which the chat alone does not need.
+            from localmind.ui.model_manager import ModelManagerPage
+
+            device = self.settings.device if self.settings.device != "auto" else "cpu"
+            page = ModelManagerPage(device=device)
+            page.load_requested.connect(self._load_from_manager)
             return page
 
         return build
@@ -348,8 +341,10 @@ class LocalMind(QObject):
 
     def _update_regenerate(self) -> None:
         session = self.session
-        can = not session.generating and session.model is not None and any(m.role == "user" for m in session.messages)
-        self.window.composer.set_can_regenerate(can)
+        # The chat view offers Regenerate under the last answer; the composer's button covers a question
+        # left without one (its answer failed, or the app closed before it began).
+        unanswered = bool(session.messages) and session.messages[-1].role == "user"
+        self.window.composer.set_can_regenerate(not session.generating and session.model is not None and unanswered)
 
     def _on_draft_returned(self, text: str) -> None:
         composer = self.window.composer
@@ -478,6 +473,10 @@ class LocalMind(QObject):
             return
         self._shut_down = True
         self.session.shutdown()
+        manager = self.window.model_manager
+        controller = getattr(manager, "controller", None)
+        if controller is not None:
+            controller.shutdown()  # downloads in progress pause and resume at the next start
         self.service.shutdown()
         try:
             self.store.purge_deleted(TRASH_KEEP_S)

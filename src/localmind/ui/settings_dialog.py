@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -49,11 +50,19 @@ class SettingsResult:
     chat_settings: dict[str, Any]
 
 
+def _number_field(box: QSpinBox | QDoubleSpinBox) -> None:
+    # Left to Fusion and the palette: a stylesheet on a spin box squeezes its text field (Qt 6.11).
+    box.setFixedWidth(130)
+    box.setMinimumHeight(28)
+    box.setAlignment(Qt.AlignmentFlag.AlignRight)
+
+
 def _double(low: float, high: float, step: float, decimals: int = 2) -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setRange(low, high)
     box.setSingleStep(step)
     box.setDecimals(decimals)
+    _number_field(box)
     return box
 
 
@@ -61,6 +70,7 @@ def _int(low: int, high: int, step: int = 1) -> QSpinBox:
     box = QSpinBox()
     box.setRange(low, high)
     box.setSingleStep(step)
+    _number_field(box)
     return box
 
 
@@ -82,7 +92,7 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
-        self.setMinimumSize(560, 560)
+        self.setMinimumSize(560, 640)
         self._app = dataclasses.replace(app_settings, generation=dataclasses.replace(app_settings.generation))
         self._has_conversation = has_conversation
         self._filling = False
@@ -93,9 +103,19 @@ class SettingsDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setObjectName("PrimaryButton")
+        cancel = self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setObjectName("SecondaryButton")
+        for button in (self.ok_button, cancel):
+            button.setIcon(QIcon())  # the icon theme's tick and cross look out of place here
+            button.setMinimumWidth(88)
+        self.heading = QLabel()
+        self.heading.setObjectName("DialogTitle")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 18, 18, 14)
+        layout.setContentsMargins(22, 18, 22, 16)
         layout.setSpacing(12)
+        layout.addWidget(self.heading)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.buttons)
 
@@ -126,6 +146,7 @@ class SettingsDialog(QDialog):
             button = QPushButton()
             button.setObjectName("PresetButton")
             button.setCheckable(True)
+            button.setMinimumWidth(104)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.clicked.connect(lambda _=False, n=name: self._choose_preset(n))
             self.preset_group.addButton(button)
@@ -154,7 +175,6 @@ class SettingsDialog(QDialog):
         self.sampling_form.setHorizontalSpacing(14)
         self.field_labels = {name: QLabel() for name in self.fields}
         for name, box in self.fields.items():
-            box.setMinimumWidth(120)
             self.sampling_form.addRow(self.field_labels[name], box)
 
         self.make_default_button = QPushButton()
@@ -334,6 +354,10 @@ class SettingsDialog(QDialog):
     # -- text ------------------------------------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Settings"))
+        self.heading.setText(self.windowTitle())
+        # Our own words: a bundle does not ship Qt's translations of the standard buttons.
+        self.ok_button.setText(self.tr("OK"))
+        self.cancel_button.setText(self.tr("Cancel"))
         self.tabs.setTabText(self.CHAT_TAB, self.tr("This chat"))
         self.tabs.setTabText(self.APP_TAB, self.tr("App"))
         self.chat_scope.setText(

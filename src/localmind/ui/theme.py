@@ -218,7 +218,7 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 #WelcomeCard:hover {{ border-color: {c.accent}; }}
 #CardTitle {{ font-size: 14px; font-weight: 600; color: {c.text}; }}
 #CardText {{ color: {c.muted}; }}
-#SuggestionButton {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 12px; padding: 12px 14px;
+#SuggestionButton {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 12px; padding: 0;
     text-align: left; color: {c.text}; }}
 #SuggestionButton:hover {{ background: {c.hover}; }}
 #PrivacyNote {{ color: {c.muted}; font-size: 12px; }}
@@ -228,13 +228,12 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 #SecondaryButton {{ background: {c.surface}; color: {c.text}; border: 1px solid {c.border}; border-radius: 8px; padding: 8px 16px; }}
 #SecondaryButton:hover {{ background: {c.hover}; }}
 
+#SettingsDialog QLabel#DialogTitle {{ font-size: 18px; font-weight: 600; color: {c.text}; }}
 #SettingsDialog QTabWidget::pane {{ border: 1px solid {c.border}; border-radius: 10px; top: -1px; background: {c.surface}; }}
 #SettingsDialog QTabBar::tab {{ padding: 7px 16px; border: none; color: {c.muted}; }}
 #SettingsDialog QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
-#SettingsDialog QLineEdit, #SettingsDialog QPlainTextEdit, #SettingsDialog QSpinBox, #SettingsDialog QDoubleSpinBox,
-#SettingsDialog QComboBox {{ background: {c.window}; border: 1px solid {c.border}; border-radius: 6px; padding: 4px 6px; color: {c.text}; }}
-#SettingsDialog QPlainTextEdit:focus, #SettingsDialog QSpinBox:focus, #SettingsDialog QDoubleSpinBox:focus,
-#SettingsDialog QComboBox:focus {{ border-color: {c.accent}; }}
+#SettingsDialog QLineEdit, #SettingsDialog QPlainTextEdit, #SettingsDialog QComboBox {{ background: {c.window}; border: 1px solid {c.border}; border-radius: 6px; padding: 4px 6px; color: {c.text}; }}
+#SettingsDialog QPlainTextEdit:focus, #SettingsDialog QComboBox:focus {{ border-color: {c.accent}; }}
 #SettingsDialog QLabel#HelpText {{ color: {c.muted}; font-size: 12px; }}
 #SettingsDialog QLabel#NoticeText {{ color: {c.warning_text}; }}
 #SettingsDialog QGroupBox {{ font-weight: 600; border: none; margin-top: 14px; padding-top: 8px; }}

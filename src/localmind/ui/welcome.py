@@ -8,6 +8,7 @@ things to try.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from localmind.ui import icons, theme
+
+COLUMN_WIDTH = 700
 
 
 class _Card(QFrame):
@@ -55,6 +58,45 @@ class _Card(QFrame):
         self.icon.setPixmap(icons.pixmap(self.icon_name, c.accent_hover if c.is_dark else c.accent, 28))
 
 
+class _Suggestion(QPushButton):
+    """A prompt to try: a short heading over the prompt's first line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("SuggestionButton")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(160)
+        self.prompt = ""
+        self.head = QLabel()
+        self.head.setObjectName("CardTitle")
+        self.body = QLabel()
+        self.body.setObjectName("CardText")
+        for label in (self.head, self.body):
+            label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(14, 10, 14, 10)
+        self._layout.setSpacing(2)
+        self._layout.addWidget(self.head)
+        self._layout.addWidget(self.body)
+
+    def set_prompt(self, head: str, prompt: str) -> None:
+        self.prompt = prompt
+        self.head.setText(head)
+        first = prompt.splitlines()[0]
+        self.body.setText(first)
+        self.body.setToolTip(prompt.strip())
+        self.setAccessibleName(f"{head}: {first}")
+        self.setMinimumHeight(self._layout.sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # Keep the prompt on one line, cut with an ellipsis, whatever the width.
+        super().resizeEvent(event)
+        first = self.prompt.splitlines()[0] if self.prompt else ""
+        width = max(20, self.width() - 28)
+        self.body.setText(self.body.fontMetrics().elidedText(first, Qt.TextElideMode.ElideRight, width))
+
+
 class WelcomePage(QWidget):
     """Signals: get_model_requested(), open_folder_requested(), suggestion_chosen(str)."""
 
@@ -82,7 +124,6 @@ class WelcomePage(QWidget):
         self.subtitle.setObjectName("WelcomeSubtitle")
         self.subtitle.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.subtitle.setWordWrap(True)
-        self.subtitle.setMaximumWidth(560)
 
         self.get_card = _Card("download", primary=True)
         self.get_card.button.clicked.connect(self.get_model_requested)
@@ -101,33 +142,40 @@ class WelcomePage(QWidget):
         grid = QGridLayout(self.suggestions)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(10)
-        self.suggestion_buttons: list[QPushButton] = []
+        self.suggestion_buttons: list[_Suggestion] = []
         for i in range(4):
-            button = QPushButton()
-            button.setObjectName("SuggestionButton")
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setMinimumWidth(160)
-            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-            button.clicked.connect(lambda _=False, b=button: self.suggestion_chosen.emit(b.property("prompt")))
+            button = _Suggestion()
+            button.clicked.connect(lambda _=False, b=button: self.suggestion_chosen.emit(b.prompt))
             grid.addWidget(button, i // 2, i % 2)
             self.suggestion_buttons.append(button)
-        self.suggestions.setMaximumWidth(640)
 
         self.privacy = QLabel()
         self.privacy.setObjectName("PrivacyNote")
         self.privacy.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
+        # One centred column: word-wrapped labels need a definite width, which a centred alignment would not give.
+        column = QWidget()
+        column.setMaximumWidth(COLUMN_WIDTH)
+        inner = QVBoxLayout(column)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.setSpacing(10)
+        inner.addWidget(self.logo, 0, Qt.AlignmentFlag.AlignHCenter)
+        inner.addSpacing(6)
+        inner.addWidget(self.title)
+        inner.addWidget(self.subtitle)
+        inner.addSpacing(18)
+        inner.addWidget(self.cards)
+        inner.addWidget(self.suggestions)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(column, 100)
+        row.addStretch(1)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(32, 24, 32, 24)
         layout.setSpacing(10)
         layout.addStretch(3)
-        layout.addWidget(self.logo, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addSpacing(6)
-        layout.addWidget(self.title)
-        layout.addWidget(self.subtitle, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addSpacing(18)
-        layout.addWidget(self.cards)
-        layout.addWidget(self.suggestions, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addLayout(row)
         layout.addStretch(4)
         layout.addWidget(self.privacy)
         self.apply_theme()
@@ -187,9 +235,7 @@ class WelcomePage(QWidget):
             (self.tr("Code"), self.tr("Write a Python function that checks whether a word is a palindrome.")),
         ]
         for button, (head, prompt) in zip(self.suggestion_buttons, prompts, strict=True):
-            button.setText(f"{head}\n{prompt.splitlines()[0]}")
-            button.setProperty("prompt", prompt)
-            button.setAccessibleName(head)
+            button.set_prompt(head, prompt)
         self.privacy.setText(self.tr("🔒 Private by design: nothing you type leaves this computer."))
 
     def apply_theme(self) -> None:
