@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
-from localmind.core.store import ConversationStore
+from localmind.core.store import ConversationStore, StoreError
+from localmind.engine.types import LoadInfo, TurnStats
 from localmind.settings import load_settings
 from localmind.ui.welcome import WelcomePage
 from tests.helpers.app_window import (
@@ -335,3 +336,58 @@ def test_main_controls_have_accessible_names(launch: Launch) -> None:
         window.model_button,
     ):
         assert widget.accessibleName(), widget.objectName()
+
+
+def test_get_a_model_opens_the_model_manager_and_a_model_loads_from_it(
+    qtbot: Any, launch: Launch, tiny_model: Path
+) -> None:
+    mind = launch(None)
+    window = mind.window
+    assert window.welcome.get_card.isVisible()
+    qtbot.mouseClick(window.welcome.get_card.button, Qt.MouseButton.LeftButton)
+    assert window.main_stack.currentWidget() is window.manager_holder
+    assert window.model_manager is not None and window.model_manager.isVisible()
+    with qtbot.waitSignal(mind.service.loaded, timeout=15000):
+        window.model_manager.load_requested.emit(str(tiny_model))  # type: ignore[attr-defined]
+    assert window.main_stack.currentWidget() is window.chat_area
+    assert window.welcome.state == WelcomePage.READY
+
+
+def test_status_shows_device_fallback_and_dropped_turns(launch: Launch) -> None:
+    status = launch(None).window.status
+    status.set_model(
+        LoadInfo(
+            model_dir="/m/phi",
+            model_name="phi",
+            model_type="phi3",
+            device="cpu",
+            fallback_reasons=(("cuda", "no NVIDIA driver was found"),),
+            context_budget=4096,
+        )
+    )
+    assert status.device_label.text() == "on CPU ⓘ"
+    assert "no NVIDIA driver was found" in status.device_label.toolTip()
+    status.set_turn_stats(
+        TurnStats(generated_tokens=12, time_to_first_token_s=0.25, tokens_per_second=31.4, dropped_messages=3)
+    )
+    status.set_context(3990, 4096)
+    assert status.ttft_label.text() == "First token 0.25 s"
+    assert status.speed_label.text() == "31.4 tok/s"
+    assert status.dropped_label.isVisible() and "3 older message(s)" in status.dropped_label.text()
+    assert status.gauge_label.text() == "3,990 / 4,096 tokens"
+    assert status.gauge.property("level") == "high"
+
+
+def test_a_message_the_store_cannot_keep_goes_back_to_the_composer(
+    qtbot: Any, launch: Launch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mind = launch("/models/fake", engine=fake("ok"))
+
+    def disk_full(*_args: Any, **_kwargs: Any) -> None:
+        raise StoreError("Could not save to the conversation database: the disk is full.")
+
+    monkeypatch.setattr(mind.store, "append_message", disk_full)
+    type_and_send(qtbot, mind, "please keep me")
+    assert mind.window.composer.text == "please keep me"
+    assert mind.window.banner.kind == "error" and "disk is full" in mind.window.banner.detail.text()
+    assert not mind.session.generating

@@ -208,17 +208,24 @@ class ChatSession(QObject):
             return False
         if self.model is None:
             self.error.emit(self.tr("No model is loaded."), self.tr("Open a model folder or get a model first."))
+            self.draft_returned.emit(text)
             return False
-        if self.conversation is None:
-            self.conversation = self.store.create_conversation(
-                title=title_from(text),
-                system_prompt=self._draft_system_prompt,
-                settings=self._draft_settings,
-                model=self.model.model_dir,
-            )
-            self.messages = []
-            self.conversation_opened.emit(self.conversation, [])
-        user = self.store.append_message(self.conversation.id, "user", text)
+        try:
+            if self.conversation is None:
+                self.conversation = self.store.create_conversation(
+                    title=title_from(text),
+                    system_prompt=self._draft_system_prompt,
+                    settings=self._draft_settings,
+                    model=self.model.model_dir,
+                )
+                self.messages = []
+                self.conversation_opened.emit(self.conversation, [])
+            user = self.store.append_message(self.conversation.id, "user", text)
+        except UserFacingError as exc:
+            # Not committed, so not sent: the text goes back to the composer rather than being lost.
+            self.error.emit(self.tr("Your message was not sent."), str(exc))
+            self.draft_returned.emit(text)
+            return False
         self.messages.append(user)
         self.message_added.emit(user)
         self.conversations_changed.emit()
