@@ -6,7 +6,8 @@ Starts its own Xvfb (install it with ``scripts/system-deps.sh window``; ``fonts-
 gives Chinese headings a real bold face, which WenQuanYi Micro Hei lacks), then, for
 each language and theme, runs the app in a fresh process on a throw-away data
 folder and saves ``main-<state>-<lang>-<theme>.png`` for these states:
-welcome (first run), chat (a Markdown answer with code and CJK), generating
+welcome (first run), ready (a model loaded, a new chat with suggestions),
+chat (a Markdown answer with code and CJK), generating
 (mid-reply, with Stop), settings (the dialog), load-error (a folder that is not
 a model). The chat content comes from a scripted engine so every picture shows
 the same, realistic conversation; the load error comes from the real engine.
@@ -257,6 +258,7 @@ def take(language: str, theme: str, out: Path) -> int:
     mind = create_app("/models/Qwen2.5-3B-Instruct", engine_factory=lambda: engine)
     place(mind.window)
     wait_for(lambda: mind.session.model is not None)
+    shoot("ready")
     engine.token_delay_s = 0.004
     mind.window.composer.set_text(text["question"])
     mind.window.composer.submit()

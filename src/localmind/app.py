@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
@@ -133,7 +133,11 @@ class LocalMind(QObject):
         super().__init__()
         self.qapp = qapp
         self._shut_down = False
-        paths.ensure_data_dir()
+        data = paths.ensure_data_dir()
+        # Qt's own widgets (the file dialog's recent folders) keep settings in the user's config folder;
+        # point them into the data folder, so LocalMind writes nowhere else (INI-based platforms).
+        for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+            QSettings.setPath(fmt, QSettings.Scope.UserScope, str(data / "qt"))
         self.settings = settings if settings is not None else load_settings()
         self.theme = ThemeManager.for_app(qapp, self.settings.theme)
         self.theme.apply()

@@ -8,7 +8,7 @@ things to try.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -58,6 +58,23 @@ class _Card(QFrame):
         self.icon.setPixmap(icons.pixmap(self.icon_name, c.accent_hover if c.is_dark else c.accent, 28))
 
 
+class _ElidedLabel(QLabel):
+    """One line of text, cut with an ellipsis to whatever width it gets (never widening its parent)."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(20, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(20, super().sizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+
+
 class _Suggestion(QPushButton):
     """A prompt to try: a short heading over the prompt's first line."""
 
@@ -70,7 +87,7 @@ class _Suggestion(QPushButton):
         self.prompt = ""
         self.head = QLabel()
         self.head.setObjectName("CardTitle")
-        self.body = QLabel()
+        self.body = _ElidedLabel()
         self.body.setObjectName("CardText")
         for label in (self.head, self.body):
             label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -88,13 +105,6 @@ class _Suggestion(QPushButton):
         self.body.setToolTip(prompt.strip())
         self.setAccessibleName(f"{head}: {first}")
         self.setMinimumHeight(self._layout.sizeHint().height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        # Keep the prompt on one line, cut with an ellipsis, whatever the width.
-        super().resizeEvent(event)
-        first = self.prompt.splitlines()[0] if self.prompt else ""
-        width = max(20, self.width() - 28)
-        self.body.setText(self.body.fontMetrics().elidedText(first, Qt.TextElideMode.ElideRight, width))
 
 
 class WelcomePage(QWidget):
