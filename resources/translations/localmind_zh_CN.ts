@@ -4,8 +4,8 @@
 <context>
     <name>Banner</name>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="117"/>
-        <location filename="../../src/localmind/ui/main_window.py" line="118"/>
+        <location filename="../../src/localmind/ui/banner.py" line="83"/>
+        <location filename="../../src/localmind/ui/banner.py" line="84"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -28,28 +28,29 @@
         <translation>请先打开模型文件夹或获取一个模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="270"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="277"/>
         <source>The chat settings are not valid.</source>
         <translation>对话设置无效。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="320"/>
-        <location filename="../../src/localmind/models/chat_session.py" line="328"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="327"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="335"/>
         <source>The answer could not be finished.</source>
         <translation>回答未能完成。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="342"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="226"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="349"/>
         <source>Your message was not sent.</source>
         <translation>你的消息未发送。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="344"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="351"/>
         <source>No answer was generated.</source>
         <translation>未生成回答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/models/chat_session.py" line="364"/>
+        <location filename="../../src/localmind/models/chat_session.py" line="371"/>
         <source>The answer could not be saved.</source>
         <translation>无法保存回答。</translation>
     </message>
@@ -207,102 +208,102 @@
 <context>
     <name>LocalMind</name>
     <message>
-        <location filename="../../src/localmind/app.py" line="161"/>
+        <location filename="../../src/localmind/app.py" line="123"/>
         <source>The model you used last is no longer there.</source>
         <translation>上次使用的模型已不在原处。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="162"/>
+        <location filename="../../src/localmind/app.py" line="124"/>
         <source>{path} was moved or deleted. Open a model folder to continue.</source>
         <translation>{path} 已被移动或删除。请打开一个模型文件夹以继续。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="259"/>
+        <location filename="../../src/localmind/app.py" line="221"/>
         <source>The model loaded with warnings.</source>
         <translation>模型已加载，但有警告。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="266"/>
+        <location filename="../../src/localmind/app.py" line="228"/>
         <source>Open another model folder…</source>
         <translation>打开其他模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="269"/>
+        <location filename="../../src/localmind/app.py" line="231"/>
         <source>Get a model</source>
         <translation>获取模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="271"/>
+        <location filename="../../src/localmind/app.py" line="233"/>
         <source>The model could not be loaded.</source>
         <translation>无法加载模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="272"/>
+        <location filename="../../src/localmind/app.py" line="234"/>
         <source>Your chats are still here; you can read and search them meanwhile.</source>
         <translation>你的对话都还在，期间可以照常查看和搜索。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="304"/>
+        <location filename="../../src/localmind/app.py" line="266"/>
         <source>The chat could not be deleted.</source>
         <translation>无法删除此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="312"/>
+        <location filename="../../src/localmind/app.py" line="274"/>
         <source>The chat could not be restored.</source>
         <translation>无法恢复此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="320"/>
+        <location filename="../../src/localmind/app.py" line="282"/>
         <source>Search failed.</source>
         <translation>搜索失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="392"/>
+        <location filename="../../src/localmind/app.py" line="354"/>
         <source>JSON (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="392"/>
+        <location filename="../../src/localmind/app.py" line="354"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="394"/>
+        <location filename="../../src/localmind/app.py" line="356"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="401"/>
+        <location filename="../../src/localmind/app.py" line="363"/>
         <source>Export failed.</source>
         <translation>导出失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="403"/>
+        <location filename="../../src/localmind/app.py" line="365"/>
         <source>Exported {count} chat(s) to {path}.</source>
         <translation>已将 {count} 个对话导出到 {path}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="407"/>
+        <location filename="../../src/localmind/app.py" line="369"/>
         <source>Import conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="407"/>
+        <location filename="../../src/localmind/app.py" line="369"/>
         <source>LocalMind export (*.json)</source>
         <translation>LocalMind 导出文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="414"/>
+        <location filename="../../src/localmind/app.py" line="376"/>
         <source>Import failed.</source>
         <translation>导入失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="416"/>
+        <location filename="../../src/localmind/app.py" line="378"/>
         <source>Imported {count} chat(s).</source>
         <translation>已导入 {count} 个对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="467"/>
+        <location filename="../../src/localmind/app.py" line="429"/>
         <source>Settings could not be saved.</source>
         <translation>无法保存设置。</translation>
     </message>
@@ -310,87 +311,87 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="374"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="222"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="390"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="238"/>
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="390"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="238"/>
         <source>Open a model first</source>
         <translation>请先打开一个模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="395"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="243"/>
         <source>Loading {name}…</source>
         <translation>正在加载 {name}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="399"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="247"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="400"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="248"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="411"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="259"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="433"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="281"/>
         <source>Copied the last answer.</source>
         <translation>已复制上一个回答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="439"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="287"/>
         <source>This link was not opened.</source>
         <translation>未打开此链接。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="439"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="287"/>
         <source>Only web and e-mail links open from a chat.</source>
         <translation>对话中只能打开网页和电子邮件链接。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="501"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="349"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="502"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="350"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="503"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="351"/>
         <source>Open a model folder…</source>
         <translation>打开模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="504"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="352"/>
         <source>Get more models…</source>
         <translation>获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="505"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="353"/>
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="506"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="354"/>
         <source>← Back to chat</source>
         <translation>← 返回对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="507"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="355"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -1252,98 +1253,98 @@
 <context>
     <name>WelcomePage</name>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="200"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="210"/>
         <source>How can I help you today?</source>
         <translation>今天我能帮你做什么？</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="202"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="212"/>
         <source>Ask anything. {model} answers right here on your computer.</source>
         <translation>尽管问吧。{model} 就在你的电脑上作答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="205"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="215"/>
         <source>Getting {model} ready…</source>
         <translation>正在准备 {model}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="206"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="216"/>
         <source>Loading the model into memory. You can read your earlier chats meanwhile.</source>
         <translation>正在将模型载入内存。期间你可以查看之前的对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="208"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="218"/>
         <source>Welcome to LocalMind</source>
         <translation>欢迎使用 LocalMind</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="211"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="221"/>
         <source>Chat with an AI model that runs entirely on your computer. To begin, add a model — it takes a few minutes, once.</source>
         <translation>与完全在你电脑上运行的 AI 模型聊天。首先请添加一个模型——只需几分钟，而且只需一次。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="218"/>
-        <location filename="../../src/localmind/ui/welcome.py" line="223"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="228"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="233"/>
         <source>Get a model</source>
         <translation>获取模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="220"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="230"/>
         <source>Pick a small, capable model from the catalog and download it. Recommended.</source>
         <translation>从模型目录中挑选一个小巧而能干的模型并下载。推荐。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="222"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="232"/>
         <source>Browse models</source>
         <translation>浏览模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="224"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="234"/>
         <source>Use a model you have</source>
         <translation>使用已有模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="226"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="236"/>
         <source>Open a folder with an ONNX Runtime GenAI model (it contains genai_config.json).</source>
         <translation>打开包含 ONNX Runtime GenAI 模型的文件夹（其中有 genai_config.json）。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="228"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="238"/>
         <source>Open a model folder…</source>
         <translation>打开模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="229"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="239"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="232"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="242"/>
         <source>Explain a concept</source>
         <translation>解释概念</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="232"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="242"/>
         <source>Explain how a rainbow forms, simply.</source>
         <translation>用简单的话解释彩虹是怎么形成的。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="233"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="243"/>
         <source>Write something</source>
         <translation>帮我写作</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="233"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="243"/>
         <source>Write a short, friendly note inviting my team to lunch on Friday.</source>
         <translation>写一段简短友好的消息，邀请我的团队周五一起吃午饭。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="234"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="244"/>
         <source>Summarize</source>
         <translation>总结</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="234"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="244"/>
         <source>Summarize the following text in three bullet points:
 
 </source>
@@ -1352,17 +1353,17 @@
 </translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="235"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="245"/>
         <source>Code</source>
         <translation>编程</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="235"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="245"/>
         <source>Write a Python function that checks whether a word is a palindrome.</source>
         <translation>写一个 Python 函数，判断一个单词是否为回文。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/welcome.py" line="239"/>
+        <location filename="../../src/localmind/ui/welcome.py" line="249"/>
         <source>🔒 Private by design: nothing you type leaves this computer.</source>
         <translation>🔒 隐私至上：你输入的任何内容都不会离开这台电脑。</translation>
     </message>

@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import logging
-import os
 import signal
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +25,14 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
-from localmind import APP_NAME, __version__, paths
+from localmind import APP_NAME, __version__, app_hooks, paths
 from localmind.core import transfer
 from localmind.core.conversations import Conversation, Message
 from localmind.core.store import ConversationStore
 from localmind.engine.types import (
     ChatEngine,
-    ChatMessage,
-    GenerationOptions,
     LoadInfo,
     LoadOptions,
-    StreamEvent,
-    TextDelta,
 )
 from localmind.errors import UserFacingError
 from localmind.models.chat_session import ChatSession
@@ -54,12 +47,6 @@ from localmind.ui.welcome import WelcomePage
 from localmind.workers.inference import InferenceService
 
 log = logging.getLogger(__name__)
-
-# Hidden switches for the kill-durability test (tests/e2e/test_kill_durability.py); not for users.
-ENV_AUTOCHAT = "LOCALMIND_TEST_AUTOCHAT"  # send this prompt, and again whenever a reply ends
-ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each piece of text (a slow model)
-ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
-ENV_REPORT = "LOCALMIND_TEST_REPORT"  # write what the window shows to this JSON file once started, then quit
 
 TRASH_KEEP_S = 0.0  # a deleted chat can be undone until the app closes; then it is gone for good
 
@@ -80,35 +67,6 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
             app.setWindowIcon(QIcon(str(icon_file)))
             break
     return app
-
-
-class SlowedEngine:
-    """Wraps an engine so each piece of text comes ``delay_s`` later: a model slow enough to kill mid-reply."""
-
-    def __init__(self, inner: ChatEngine, delay_s: float) -> None:
-        self.inner = inner
-        self.delay_s = delay_s
-
-    def load(self, model_dir: str, options: LoadOptions) -> LoadInfo:
-        return self.inner.load(model_dir, options)
-
-    def unload(self) -> None:
-        self.inner.unload()
-
-    def cancel(self) -> None:
-        self.inner.cancel()
-
-    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        return self.inner.count_tokens(messages)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
-        for event in self.inner.generate(messages, options):
-            if isinstance(event, TextDelta):
-                time.sleep(self.delay_s)
-            yield event
 
 
 class LocalMind(QObject):
@@ -498,11 +456,7 @@ def create_app(
 ) -> LocalMind:
     """Build the whole app for one window (QApplication included); the caller shows ``.window``."""
     if engine_factory is None:
-        delay = os.environ.get(ENV_TOKEN_DELAY)
-        if delay:
-            from localmind.engine.process import EngineProcess
-
-            engine_factory = lambda: SlowedEngine(EngineProcess(), float(delay))  # noqa: E731
+        engine_factory = app_hooks.slowed_engine_factory()
     mind = LocalMind(
         model_dir=model_dir, engine_factory=engine_factory, settings=settings, load_last_model=load_last_model
     )
@@ -521,65 +475,12 @@ def create_main_window(args: argparse.Namespace | None = None, **kwargs: Any) ->
     return create_app(model, **kwargs).window
 
 
-# -- test hooks (hidden) ------------------------------------------------------------------------------------------
-def _install_test_hooks(mind: LocalMind) -> None:
-    prompt = os.environ.get(ENV_AUTOCHAT)
-    trace = bool(os.environ.get(ENV_TRACE))
-    report = os.environ.get(ENV_REPORT)
-    session = mind.session
-
-    def emit(*fields: object) -> None:
-        print(*fields, flush=True)
-
-    if trace:
-        session.message_added.connect(lambda m: emit("message", f"{time.time():.4f}", m.id, m.role, len(m.content)))
-
-        def on_delta(_text: str) -> None:
-            progress = session.turn_progress
-            if progress is not None:
-                emit("delta", f"{time.time():.4f}", progress[0], progress[1])
-
-        session.reply_delta.connect(on_delta)
-        session.turn_finished.connect(lambda _stats: emit("finished", f"{time.time():.4f}"))
-        mind.service.loaded.connect(lambda _info: emit("loaded", f"{time.time():.4f}"))
-    if prompt:
-
-        def send_again() -> None:
-            if not session.generating and session.model is not None:
-                session.send(prompt)
-
-        mind.service.loaded.connect(lambda _info: QTimer.singleShot(0, send_again))
-        session.generating_changed.connect(lambda on: None if on else QTimer.singleShot(50, send_again))
-    if report:
-
-        def write_report() -> None:
-            shown = mind.conversations
-            data = {
-                "conversations": [
-                    {
-                        "id": c.id,
-                        "title": c.title,
-                        "messages": [
-                            {"id": m.id, "role": m.role, "status": m.status, "content": m.content}
-                            for m in mind.store.messages(c.id)
-                        ],
-                    }
-                    for c in (shown.conversation(row) for row in range(shown.rowCount()))
-                    if c is not None
-                ]
-            }
-            Path(report).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-            mind.window.close()
-
-        QTimer.singleShot(0, write_report)
-
-
 def run_gui(args: argparse.Namespace) -> int:
     """``localmind`` / ``localmind --model DIR``: open the window and run until it closes."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app = create_application()
     mind = create_app(getattr(args, "model", None))
-    _install_test_hooks(mind)
+    app_hooks.install(mind)
     mind.window.show()
 
     # Ctrl+C in the terminal and SIGTERM at logout close the window properly (the reply in progress is saved).
@@ -596,4 +497,4 @@ def run_gui(args: argparse.Namespace) -> int:
     return int(app.exec())
 
 
-__all__ = ["LocalMind", "SlowedEngine", "create_app", "create_application", "create_main_window", "run_gui"]
+__all__ = ["LocalMind", "create_app", "create_application", "create_main_window", "run_gui"]

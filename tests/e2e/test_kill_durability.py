@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from localmind.app import ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
+from localmind.app_hooks import ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
 from localmind.core.store import ConversationStore
 from tests.helpers.tiny_model import REPLIES
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -30,167 +30,15 @@ from PySide6.QtWidgets import (
 from localmind.core.conversations import Conversation, Message
 from localmind.models.conversation_list import ConversationListModel
 from localmind.ui import icons, theme
+from localmind.ui.banner import Banner
+from localmind.ui.chat_view import ChatView
 from localmind.ui.composer import Composer
 from localmind.ui.sidebar import Sidebar
 from localmind.ui.status_bar import StatusBar
 from localmind.ui.welcome import WelcomePage
 
-try:
-    from localmind.ui.chat_view import ChatView
-except ImportError:  # the chat view is built separately; until it lands the window uses a stand-in
-    ChatView = None  # type: ignore[assignment,misc]
-
 CONTENT_WIDTH = 820
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
-
-
-class Banner(QFrame):
-    """A notice above the chat: what happened, what to do, and buttons that do it."""
-
-    closed = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("Banner")
-        self.icon = QLabel()
-        self.icon.setFixedSize(20, 20)
-        self.title = QLabel()
-        self.title.setObjectName("BannerTitle")
-        self.title.setWordWrap(True)
-        self.detail = QLabel()
-        self.detail.setObjectName("BannerDetail")
-        self.detail.setWordWrap(True)
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.actions_row = QHBoxLayout()
-        self.actions_row.setSpacing(8)
-        self.close_button = QToolButton()
-        self.close_button.setObjectName("HeaderButton")
-        self.close_button.clicked.connect(self.dismiss)
-        text = QVBoxLayout()
-        text.setSpacing(4)
-        text.addWidget(self.title)
-        text.addWidget(self.detail)
-        text.addSpacing(2)
-        text.addLayout(self.actions_row)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(12, 10, 8, 10)
-        row.setSpacing(10)
-        row.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
-        row.addLayout(text, 1)
-        row.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
-        self._buttons: list[QPushButton] = []
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.dismiss)
-        self.hide()
-
-    def show_message(
-        self,
-        kind: str,
-        title: str,
-        detail: str = "",
-        actions: Sequence[tuple[str, Callable[[], None]]] = (),
-        timeout_ms: int = 0,
-    ) -> None:
-        self.setProperty("kind", kind)
-        self.style().unpolish(self)
-        self.style().polish(self)
-        c = theme.current()
-        color = {"error": c.danger, "warning": c.warning_text}.get(kind, c.muted)
-        self.icon.setPixmap(icons.pixmap("alert", color, 20))
-        self.title.setText(title)
-        self.detail.setText(detail)
-        self.detail.setVisible(bool(detail))
-        for button in self._buttons:
-            button.deleteLater()
-        self._buttons = []
-        for i, (text, callback) in enumerate(actions):
-            button = QPushButton(text)
-            button.setObjectName("PrimaryButton" if i == 0 else "SecondaryButton")
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.clicked.connect(callback)
-            self.actions_row.addWidget(button)
-            self._buttons.append(button)
-        if actions:
-            self.actions_row.addStretch(1)
-        self.close_button.setIcon(icons.icon("close", c.muted))
-        self.close_button.setToolTip(self.tr("Dismiss"))
-        self.close_button.setAccessibleName(self.tr("Dismiss"))
-        self.setAccessibleName(title)
-        self.show()
-        if timeout_ms:
-            self._timer.start(timeout_ms)
-        else:
-            self._timer.stop()
-
-    @property
-    def kind(self) -> str:
-        return str(self.property("kind") or "")
-
-    def dismiss(self) -> None:
-        self._timer.stop()
-        self.hide()
-        # Stretches left from earlier actions would pile up.
-        while self.actions_row.count():
-            item = self.actions_row.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self._buttons = []
-        self.closed.emit()
-
-
-class _StandInChatView(QWidget):
-    """Minimal stand-in with the chat view's interface, used only when ``localmind.ui.chat_view`` is absent."""
-
-    edit_requested = Signal(int)
-    regenerate_requested = Signal()
-    link_clicked = Signal(QUrl)
-    copy_requested = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        from PySide6.QtWidgets import QPlainTextEdit
-
-        super().__init__(parent)
-        self._messages: list[Message] = []
-        self._text = QPlainTextEdit()
-        self._text.setReadOnly(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._text)
-
-    def _render(self) -> None:
-        self._text.setPlainText("\n\n".join(f"{m.role}: {m.content}" for m in self._messages))
-
-    def set_messages(self, messages: list[Message]) -> None:
-        self._messages = list(messages)
-        self._render()
-
-    def append_message(self, message: Message) -> None:
-        self._messages.append(message)
-        self._render()
-
-    def append_to_last(self, text: str) -> None:
-        if self._messages:
-            last = self._messages[-1]
-            self._messages[-1] = Message(**{**last.__dict__, "content": last.content + text})
-            self._render()
-
-    def update_message(self, message_id: int, content: str | None = None, status: str | None = None) -> None:
-        for i, m in enumerate(self._messages):
-            if m.id == message_id:
-                changes = {k: v for k, v in (("content", content), ("status", status)) if v is not None}
-                self._messages[i] = Message(**{**m.__dict__, **changes})
-        self._render()
-
-    def clear(self) -> None:
-        self.set_messages([])
-
-    def set_generating(self, generating: bool) -> None:
-        pass
-
-    def last_assistant_text(self) -> str:
-        return next((m.content for m in reversed(self._messages) if m.role == "assistant"), "")
 
 
 class MainWindow(QMainWindow):
@@ -222,7 +70,7 @@ class MainWindow(QMainWindow):
         self._pending_splitter: QByteArray | None = None
 
         self.sidebar = Sidebar(conversations if conversations is not None else ConversationListModel(self))
-        self.chat_view = ChatView() if ChatView is not None else _StandInChatView()
+        self.chat_view = ChatView()
         self.chat_view.setObjectName("ChatView")
         self.welcome = WelcomePage()
         self.welcome.set_model_manager_available(model_manager_factory is not None)

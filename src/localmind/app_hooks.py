@@ -1,0 +1,130 @@
+"""Hidden switches for the kill-durability test (tests/e2e/test_kill_durability.py); not for users.
+
+Set in the environment of a real ``localmind`` process, they make it chat on its
+own with a slowed model and report what it committed and streamed, so a test can
+kill it mid-reply and check what survived.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer
+
+from localmind.engine.types import (
+    ChatEngine,
+    ChatMessage,
+    GenerationOptions,
+    LoadInfo,
+    LoadOptions,
+    StreamEvent,
+    TextDelta,
+)
+
+if TYPE_CHECKING:
+    from localmind.app import LocalMind
+
+ENV_AUTOCHAT = "LOCALMIND_TEST_AUTOCHAT"  # send this prompt, and again whenever a reply ends
+ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each piece of text (a slow model)
+ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
+ENV_REPORT = "LOCALMIND_TEST_REPORT"  # write what the window shows to this JSON file once started, then quit
+
+
+class SlowedEngine:
+    """Wraps an engine so each piece of text comes ``delay_s`` later: a model slow enough to kill mid-reply."""
+
+    def __init__(self, inner: ChatEngine, delay_s: float) -> None:
+        self.inner = inner
+        self.delay_s = delay_s
+
+    def load(self, model_dir: str, options: LoadOptions) -> LoadInfo:
+        return self.inner.load(model_dir, options)
+
+    def unload(self) -> None:
+        self.inner.unload()
+
+    def cancel(self) -> None:
+        self.inner.cancel()
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return self.inner.count_tokens(messages)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
+        for event in self.inner.generate(messages, options):
+            if isinstance(event, TextDelta):
+                time.sleep(self.delay_s)
+            yield event
+
+
+def slowed_engine_factory() -> Callable[[], ChatEngine] | None:
+    """The engine process behind a delay when ``ENV_TOKEN_DELAY`` is set, else ``None`` (the default engine)."""
+    delay = os.environ.get(ENV_TOKEN_DELAY)
+    if not delay:
+        return None
+
+    def build() -> ChatEngine:
+        from localmind.engine.process import EngineProcess
+
+        return SlowedEngine(EngineProcess(), float(delay))
+
+    return build
+
+
+def install(mind: LocalMind) -> None:
+    prompt = os.environ.get(ENV_AUTOCHAT)
+    trace = bool(os.environ.get(ENV_TRACE))
+    report = os.environ.get(ENV_REPORT)
+    session = mind.session
+
+    def emit(*fields: object) -> None:
+        print(*fields, flush=True)
+
+    if trace:
+        session.message_added.connect(lambda m: emit("message", f"{time.time():.4f}", m.id, m.role, len(m.content)))
+
+        def on_delta(_text: str) -> None:
+            progress = session.turn_progress
+            if progress is not None:
+                emit("delta", f"{time.time():.4f}", progress[0], progress[1])
+
+        session.reply_delta.connect(on_delta)
+        session.turn_finished.connect(lambda _stats: emit("finished", f"{time.time():.4f}"))
+        mind.service.loaded.connect(lambda _info: emit("loaded", f"{time.time():.4f}"))
+    if prompt:
+
+        def send_again() -> None:
+            if not session.generating and session.model is not None:
+                session.send(prompt)
+
+        mind.service.loaded.connect(lambda _info: QTimer.singleShot(0, send_again))
+        session.generating_changed.connect(lambda on: None if on else QTimer.singleShot(50, send_again))
+    if report:
+
+        def write_report() -> None:
+            shown = mind.conversations
+            data = {
+                "conversations": [
+                    {
+                        "id": c.id,
+                        "title": c.title,
+                        "messages": [
+                            {"id": m.id, "role": m.role, "status": m.status, "content": m.content}
+                            for m in mind.store.messages(c.id)
+                        ],
+                    }
+                    for c in (shown.conversation(row) for row in range(shown.rowCount()))
+                    if c is not None
+                ]
+            }
+            Path(report).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            mind.window.close()
+
+        QTimer.singleShot(0, write_report)
