@@ -75,7 +75,7 @@ icons: $(PACKAGE_STAMP)
 $(TINY_MODEL)/genai_config.json: tests/helpers/tiny_model.py | $(PACKAGE_STAMP)
 	$(BIN)/python -m tests.helpers.tiny_model $(TINY_MODEL)
 
-bundle: icons
+bundle: icons translations
 	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/localmind.spec
 	@size=$$(du -sm dist/localmind | cut -f1); echo "bundle: dist/localmind is $$size MB (budget $(BUNDLE_BUDGET_MB) MB)"; \
 	  [ $$size -le $(BUNDLE_BUDGET_MB) ] || { echo "bundle: over budget" >&2; exit 1; }

@@ -179,7 +179,8 @@ def take(language: str, theme: str, out: Path) -> int:
 
         def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
             info = super().load(model_dir, options)
-            self.info = dataclasses.replace(info, model_name="Qwen2.5-3B-Instruct", threads=8)
+            # Named for what it is: the replies are scripted, so its speed figures describe no real model.
+            self.info = dataclasses.replace(info, model_name="Scripted demo (not a model)", threads=8)
             return self.info
 
     text = CONTENT[language]
@@ -255,7 +256,7 @@ def take(language: str, theme: str, out: Path) -> int:
         store.append_message(conversation.id, "assistant", "…")
     store.close()
     engine = DemoEngine(replies=[text["answer"], text["streaming"]], chars_per_token=4)
-    mind = create_app("/models/Qwen2.5-3B-Instruct", engine_factory=lambda: engine)
+    mind = create_app("/models/scripted-demo", engine_factory=lambda: engine)
     place(mind.window)
     wait_for(lambda: mind.session.model is not None)
     shoot("ready")

@@ -298,8 +298,9 @@ class LocalEngine:
         self._cache.tokens.extend(tokens)
 
     def _next_logits(self) -> np.ndarray[Any, np.dtype[np.float32]]:
-        logits = np.asarray(self._generator.get_logits(), dtype=np.float32)
-        return np.array(logits.reshape(-1, logits.shape[-1])[-1], dtype=np.float32)
+        # og hands back a fresh array each call, so a view of its last row is ours to modify (no copy per token).
+        logits: np.ndarray[Any, np.dtype[np.float32]] = self._generator.get_logits()
+        return logits.reshape(-1, logits.shape[-1])[-1]
 
     def generate(
         self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None, *, reset_cancel: bool = True
