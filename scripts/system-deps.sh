@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Make sure the system libraries Qt needs are present.
-#   scripts/system-deps.sh [run|test|window]
+#   scripts/system-deps.sh [run|test|window|package]
 # run: Qt's libraries + CJK and emoji fonts; test: adds nsis and desktop-file-utils (the installer tests compile
-# the NSIS script and validate the .desktop file); window: adds Xvfb and the xcb libraries for a real window.
+# the NSIS script and validate the .desktop file); window: adds Xvfb and the xcb libraries for a real window;
+# package: adds binutils and file (the .deb's Depends are read from the bundle's ELF files).
 # On Debian/Ubuntu as root it installs what is missing; elsewhere it prints the exact command to run.
 set -euo pipefail
 profile=${1:-test}
@@ -11,9 +12,12 @@ debs=(libglib2.0-0 libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 fonts
 if [ "$profile" != run ]; then
   debs+=(nsis desktop-file-utils)
 fi
-if [ "$profile" = window ]; then
+if [ "$profile" = window ] || [ "$profile" = package ]; then
   debs+=(xvfb x11-utils imagemagick libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
          libxcb-shape0 libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-xfixes0)
+fi
+if [ "$profile" = package ]; then
+  debs+=(binutils file)
 fi
 
 case "$(uname -s)" in

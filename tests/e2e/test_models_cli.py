@@ -13,19 +13,22 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub
-from tests.helpers.hub_env import GATED_REPO, REPO, WEIGHTS, WEIGHTS_PATH, WEIGHTS_SIZE, allow_hub_access, start_hub
+from tests.helpers.hub_env import (
+    GATED_REPO,
+    REPO,
+    WEIGHTS,
+    WEIGHTS_PATH,
+    WEIGHTS_SIZE,
+    running_hub,
+)
 
 MODEL_ID = "tiny-onnx-cpu-int4-rtn-block-32-acc-level-4"
 
 
 @pytest.fixture
 def hub(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    allow_hub_access(monkeypatch)
-    server = start_hub(tiny_model)
-    try:
+    with running_hub(tiny_model, monkeypatch) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def env_for(hub: FakeHub | None, data_dir: Path) -> dict[str, str]:

@@ -14,7 +14,14 @@ from localmind.core.catalog import GB, MachineInfo
 from localmind.core.hub import HubSettings, get_installed, import_folder, list_installed, list_unfinished
 from localmind.ui.model_manager import ModelManagerPage
 from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub
-from tests.helpers.hub_env import GATED_REPO, REPO, TOKEN, allow_hub_access, fast_settings, start_hub, use_keyring
+from tests.helpers.hub_env import (
+    GATED_REPO,
+    REPO,
+    TOKEN,
+    fast_settings,
+    running_hub,
+    use_keyring,
+)
 
 pytestmark = pytest.mark.gui
 MODEL_ID = "tiny-onnx-cpu-int4-rtn-block-32-acc-level-4"
@@ -22,12 +29,8 @@ MODEL_ID = "tiny-onnx-cpu-int4-rtn-block-32-acc-level-4"
 
 @pytest.fixture
 def hub(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    allow_hub_access(monkeypatch)
-    server = start_hub(tiny_model)
-    try:
+    with running_hub(tiny_model, monkeypatch) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,14 @@ def assert_nothing_installed() -> None:
     if models.is_dir():
         visible = [p.name for p in models.iterdir() if not p.name.startswith(".")]
         assert visible == [], f"something left in the models folder: {visible}"
+
+
+@contextmanager
+def running_hub(model_dir: Path, monkeypatch: pytest.MonkeyPatch, *, page_size: int = 1000) -> Iterator[FakeHub]:
+    """A fake hub serving ``model_dir`` for the duration of a test, with Hub access allowed."""
+    allow_hub_access(monkeypatch)
+    server = start_hub(model_dir, page_size=page_size)
+    try:
+        yield server
+    finally:
+        server.stop()

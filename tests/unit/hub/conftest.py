@@ -9,17 +9,13 @@ import pytest
 
 from localmind.core.hub import HubSettings
 from tests.helpers.fake_hub import FakeHub
-from tests.helpers.hub_env import allow_hub_access, fast_settings, start_hub
+from tests.helpers.hub_env import fast_settings, running_hub
 
 
 @pytest.fixture
 def hub(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    allow_hub_access(monkeypatch)
-    server = start_hub(tiny_model, page_size=4)
-    try:
+    with running_hub(tiny_model, monkeypatch, page_size=4) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
