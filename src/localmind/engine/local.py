@@ -300,7 +300,8 @@ class LocalEngine:
     def _next_logits(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         # og hands back a fresh array each call, so a view of its last row is ours to modify (no copy per token).
         logits: np.ndarray[Any, np.dtype[np.float32]] = self._generator.get_logits()
-        return logits.reshape(-1, logits.shape[-1])[-1]
+        last: np.ndarray[Any, np.dtype[np.float32]] = logits.reshape(-1, logits.shape[-1])[-1]
+        return last
 
     def generate(
         self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None, *, reset_cancel: bool = True
