@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import socket
 import threading
@@ -13,7 +14,7 @@ from typing import ClassVar
 import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QApplication, QTextBrowser, QToolButton
+from PySide6.QtWidgets import QApplication, QTextBrowser, QToolButton, QWidget
 
 from localmind.core.conversations import Message
 from localmind.ui.chat import blocks as md
@@ -522,6 +523,56 @@ def test_streamed_code_shows_exact_lines_while_streaming(view: ChatView) -> None
     view.append_to_last("```\nbye")
     assert code.code() == "print(1)\nprint(2)"
     assert documents(widget)[-1].toPlainText() == "bye"
+
+
+def _layout_faults(widget: MessageWidget) -> list[str]:
+    """Children of a message that overlap, stick out of it, or (in a code block) out of the block's frame."""
+    faults: list[str] = []
+    children = sorted(
+        (c for c in widget.children() if isinstance(c, QWidget) and c.isVisible()), key=lambda c: c.geometry().top()
+    )
+    for upper, lower in itertools.pairwise(children):
+        if upper.geometry().intersects(lower.geometry()):
+            faults.append(
+                f"{type(upper).__name__} {upper.geometry()} overlaps {type(lower).__name__} {lower.geometry()}"
+            )
+    for child in children:
+        if child.geometry().bottom() >= widget.height():
+            faults.append(f"{type(child).__name__} {child.geometry()} sticks out of the message ({widget.height()})")
+    for block in code_blocks(widget):
+        frame, header, editor = block.contentsRect(), block._header.geometry(), block.editor.geometry()
+        if header.intersects(editor) or not frame.contains(editor) or not frame.contains(header):
+            faults.append(f"code block {frame}: header {header}, editor {editor}")
+    return faults
+
+
+def test_prose_streamed_into_an_unclosed_fence_stays_inside_a_growing_block(view: ChatView) -> None:
+    """A model opens a fence and keeps writing prose. Its first, long line brings the code's horizontal
+    scroll bar while the block grows for the next line; the block must grow around every line instead
+    of letting the text run over its bottom edge."""
+    view.set_messages([msg(1, "user", "Explain it")])
+    view.append_message(msg(2, "assistant", "", "streaming"))
+    settle()
+    long_line = (
+        "The model keeps writing prose inside the fence, far too long to fit the width of the code block "
+        "without its horizontal scroll bar, so the block must make room for that bar as well."
+    )
+    lines = ["Here is the idea:", "", "```python", long_line, "and then it goes on", "and on", long_line, "the end"]
+    widget = view.message_widget(2)
+    assert widget is not None
+    heights: list[int] = []
+    for number, line in enumerate(lines):
+        text = line + "\n"
+        for i in range(0, len(text), 9):
+            view.append_to_last(text[i : i + 9])
+            settle()
+            assert _layout_faults(widget) == [], (number, text[: i + 9])
+        if number >= 3:
+            heights.append(widget.height())
+    [block] = code_blocks(widget)
+    assert block.code() == "\n".join(lines[3:])
+    assert block.editor.horizontalScrollBar().maximum() > 0  # the long line did need the scroll bar
+    assert all(later > earlier for earlier, later in itertools.pairwise(heights)), heights
 
 
 def test_a_throttled_tail_still_shows_the_latest_text(view: ChatView, qtbot, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

@@ -189,6 +189,8 @@ class CodeBlockWidget(QFrame):
         self._language = language
         self._has_tail = False
         self._started = False
+        self._fitting = False
+        self._refit = False
         self._measured_font = ""
         self._measured_height = 0.0
         self.setObjectName("codeBlock")
@@ -311,14 +313,33 @@ class CodeBlockWidget(QFrame):
             self._measured_font, self._measured_height = key, line.height()
         return self._measured_height
 
-    def _fit_height(self) -> None:
+    def _wanted_height(self) -> int:
         lines = max(1, self.editor.document().blockCount())
         margin = 2 * self.editor.document().documentMargin()
         scrollbar = self.editor.horizontalScrollBar()
         extra = scrollbar.sizeHint().height() if scrollbar.maximum() > 0 else 0
-        height = math.ceil(lines * self._line_height() + margin) + extra
-        if self.editor.height() != height:
-            self.editor.setFixedHeight(height)
+        return math.ceil(lines * self._line_height() + margin) + extra
+
+    def _fit_height(self) -> None:
+        # Resizing the editor can show its horizontal scroll bar, whose rangeChanged calls back in here
+        # from inside setFixedHeight (between its minimum and maximum halves). Nested, the outer call
+        # then left minimum > maximum, and the layout placed the editor partly below the block's frame,
+        # so a long line streamed into an open fence drew over the block's bottom edge. So: no nesting;
+        # a call that arrives meanwhile asks for one more pass.
+        if self._fitting:
+            self._refit = True
+            return
+        self._fitting = True
+        try:
+            for _ in range(3):  # the scroll bar depends on the width only: a second pass settles it
+                self._refit = False
+                height = self._wanted_height()
+                if self.editor.minimumHeight() != height or self.editor.maximumHeight() != height:
+                    self.editor.setFixedHeight(height)
+                if not self._refit:
+                    break
+        finally:
+            self._fitting = False
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
