@@ -284,10 +284,10 @@ class LocalMind(QObject):
         self.window.sidebar.show_results(query, hits)
 
     def _on_search_hit(self, conversation_id: str, message_id: int | None) -> None:
+        self.window.show_chat()  # opening the chat already shown does not switch pages by itself
         self.open_conversation(conversation_id)
-        scroll = getattr(self.window.chat_view, "scroll_to_message", None)
-        if message_id is not None and scroll is not None:
-            scroll(message_id)
+        if message_id is not None:
+            self.window.chat_view.scroll_to_message(message_id)
 
     def _on_conversation_opened(self, conversation: Conversation | None, messages: list[Message]) -> None:
         self.window.show_conversation(conversation, messages)

@@ -687,6 +687,39 @@ def test_scrolling_up_builds_older_messages_and_keeps_the_view_in_place(view: Ch
     assert oldest is not None and documents(oldest)[0].toPlainText() == "edited while unbuilt"
 
 
+def _top_in_viewport(view: ChatView, message_id: int) -> int:
+    widget = view.message_widget(message_id)
+    assert widget is not None
+    return widget.mapTo(view._scroll.viewport(), QPoint(0, 0)).y()
+
+
+def test_scroll_to_message_builds_older_pages_and_highlights_it(
+    view: ChatView, qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(message_widget, "HIGHLIGHT_MS", 300)
+    view.set_messages(_long_conversation(100))
+    bar = view._scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    target = 3  # pages below the newest: no widget yet
+    assert view.message_widget(target) is None
+
+    assert view.scroll_to_message(target)
+    widget = view.message_widget(target)
+    assert widget is not None and widget.highlight > 0.5
+    qtbot.wait(100)  # the pages just built get their heights; the message must stay where it was put
+    settle()
+    top = _top_in_viewport(view, target)
+    assert 0 <= top <= 40, top
+    assert not view.is_at_bottom() and view._jump.isVisible()
+    qtbot.waitUntil(lambda: widget.highlight == 0.0, timeout=2000)
+
+    # Already built and on another part of the page: scrolled to as well.
+    assert view.scroll_to_message(90)
+    settle()
+    assert 0 <= _top_in_viewport(view, 90) <= 40
+    assert not view.scroll_to_message(12345)
+
+
 def test_a_huge_user_paste_is_previewed_and_copied_whole(view: ChatView, qtbot) -> None:  # type: ignore[no-untyped-def]
     paste = ("x" * 99 + "\n") * 10_000  # 1 MB
     start = time.perf_counter()

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
@@ -183,6 +183,41 @@ def test_search_finds_a_message_and_opens_its_chat(qtbot: Any, launch: Launch) -
     qtbot.mouseClick(sidebar.results_view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert mind.session.conversation_id == wanted
     assert mind.window.title_label.text() == "tell me about zebras"
+
+
+def test_a_search_hit_deep_in_a_long_chat_scrolls_to_its_message(qtbot: Any, launch: Launch, data_dir: Path) -> None:
+    with ConversationStore(data_dir / "conversations.sqlite3") as store:
+        long_chat = store.create_conversation(title="A long chat")
+        for i in range(80):
+            text = "what do okapis and zebras have in common?" if i == 4 else f"turn {i}\n\n" + "filler line\n\n" * 3
+            store.append_message(long_chat.id, "user" if i % 2 == 0 else "assistant", text)
+        wanted = store.messages(long_chat.id)[4].id
+    mind = launch()
+    send_and_wait(qtbot, mind, "something else")  # another chat is open when the user searches
+    view = mind.window.chat_view
+
+    sidebar = mind.window.sidebar
+    qtbot.keyClick(mind.window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(sidebar.search_field, "okapis")
+    qtbot.waitUntil(lambda: sidebar.results.rowCount() > 0, timeout=3000)
+    hit = sidebar.results.hit(0)
+    assert hit is not None and hit.message_id == wanted
+    rect = sidebar.results_view.visualRect(sidebar.results.index(0))
+    qtbot.mouseClick(sidebar.results_view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+    assert mind.session.conversation_id == long_chat.id
+    widget = view.message_widget(wanted)  # built although it lies pages above the newest messages
+    assert widget is not None and widget.highlight > 0
+    viewport = view._scroll.viewport()
+
+    def on_screen() -> bool:
+        top = widget.mapTo(viewport, QPoint(0, 0)).y()
+        return 0 <= top <= viewport.height() - 20
+
+    qtbot.waitUntil(on_screen, timeout=3000)
+    qtbot.wait(100)  # and it stays there once every page built for it is laid out
+    assert on_screen()
+    assert "okapis" in widget.record.content
 
 
 def test_rename_and_delete_with_undo(qtbot: Any, launch: Launch) -> None:

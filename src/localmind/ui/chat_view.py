@@ -25,6 +25,8 @@ PAGE_SIZE = 16
 # Within this many pixels of the end counts as "at the bottom" (new text keeps the view pinned there).
 _STICK_MARGIN = 48
 _COLUMN_MAX_WIDTH = 860
+# A message scrolled to from search sits this far below the top edge, so its start is not cut by it.
+_TARGET_MARGIN = 16
 
 
 class MessageLike(Protocol):
@@ -81,7 +83,8 @@ class ChatView(QWidget):
         self._column = QWidget(canvas)
         self._column.setMaximumWidth(_COLUMN_MAX_WIDTH)
         self._list = QVBoxLayout(self._column)
-        self._list.setContentsMargins(24, 12, 24, 24)
+        # 24 px from the edges to the text: 14 here and 10 inside each message (room for its highlight).
+        self._list.setContentsMargins(14, 12, 14, 24)
         self._list.setSpacing(6)
         self._list.addStretch(1)
         row = QHBoxLayout(canvas)
@@ -213,6 +216,28 @@ class ChatView(QWidget):
     def message_widget(self, message_id: int) -> MessageWidget | None:
         return self._widgets.get(message_id)
 
+    def scroll_to_message(self, message_id: int) -> bool:
+        """Bring a message into view near the top and highlight it for a moment (a search hit).
+
+        Older pages are built down to it if it has no widget yet. The view stays there while the layout
+        settles, and until the user scrolls. False if the conversation has no such message.
+        """
+        record = self._by_id.get(message_id)
+        if record is None:
+            return False
+        index = self._records.index(record)
+        if index < self._first_built:
+            pages = -(-(self._first_built - index) // PAGE_SIZE)
+            self._build_older(max(0, self._first_built - pages * PAGE_SIZE))
+        widget = self._widgets[message_id]
+        self._stick = False
+        self._anchor = (widget, _TARGET_MARGIN)
+        self._apply_anchor()
+        # Widgets built just now have their height only once the layout has run.
+        QTimer.singleShot(0, self, self._apply_anchor)
+        widget.flash()
+        return True
+
     # --- building ------------------------------------------------------------------------------
     def _insert_widget(self, index: int, record: MessageRecord) -> MessageWidget:
         widget = MessageWidget(record, self._theme, self._column)
@@ -225,6 +250,7 @@ class ChatView(QWidget):
         return widget
 
     def _remove_all(self) -> None:
+        self._anchor = None
         for widget in self._widgets.values():
             self._list.removeWidget(widget)
             widget.hide()
@@ -242,11 +268,14 @@ class ChatView(QWidget):
         if self._first_built == 0:
             return
         first_widget = self._widgets.get(self._records[self._first_built].id)
-        start = max(0, self._first_built - PAGE_SIZE)
         if first_widget is not None and not self._stick:
             # Keep what the user is looking at in place while content appears above it.
             bar = self._scroll.verticalScrollBar()
             self._anchor = (first_widget, self._widget_top(first_widget) - bar.value())
+        self._build_older(max(0, self._first_built - PAGE_SIZE))
+
+    def _build_older(self, start: int) -> None:
+        """Build the widgets of the messages from index ``start`` up to the oldest one built."""
         for offset, record in enumerate(self._records[start : self._first_built]):
             self._insert_widget(offset, record)
         self._first_built = start
@@ -280,10 +309,15 @@ class ChatView(QWidget):
         self._jump.setVisible(not self._stick)
         self._maybe_load_older()
 
-    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+    def _apply_anchor(self) -> None:
         if self._anchor is not None:
             widget, offset = self._anchor
             self._set_scroll(self._widget_top(widget) - offset)
+            self._jump.setVisible(not self.is_at_bottom())
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._anchor is not None:
+            self._apply_anchor()
         elif self._stick:
             self._set_scroll(maximum)
         self._maybe_load_older()

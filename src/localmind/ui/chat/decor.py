@@ -1,8 +1,8 @@
-"""Small painted pieces of a message: the user's bubble and the typing dots."""
+"""Small painted pieces of a message: the user's bubble, the typing dots and a fading highlight."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtCore import QEasingCurve, QObject, QRectF, Qt, QTimer, QVariantAnimation
 from PySide6.QtGui import QColor, QHideEvent, QPainter, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QWidget
 
@@ -56,3 +56,41 @@ class TypingDots(QWidget):
             colour.setAlphaF(1.0 if i == self._phase else 0.35)
             painter.setBrush(colour)
             painter.drawEllipse(QRectF(4 + i * 13, 7, 8, 8))
+
+
+class Flash(QObject):
+    """A tint that fades out over a moment, painted behind a widget's content by that widget."""
+
+    def __init__(self, target: QWidget, duration_ms: int) -> None:
+        super().__init__(target)
+        self._target = target
+        self._animation = QVariantAnimation(self)
+        self._animation.setStartValue(1.0)
+        self._animation.setEndValue(0.0)
+        self._animation.setDuration(duration_ms)
+        # Holds nearly full strength at first, so the eye finds it after the view jumped, then fades.
+        self._animation.setEasingCurve(QEasingCurve.Type.InCubic)
+        self._animation.valueChanged.connect(lambda _value: target.update())
+        self._animation.finished.connect(target.update)
+
+    def start(self) -> None:
+        self._animation.stop()
+        self._animation.start()
+
+    @property
+    def level(self) -> float:
+        """1.0 when it starts, 0.0 once it has faded."""
+        if self._animation.state() != QVariantAnimation.State.Running:
+            return 0.0
+        return float(self._animation.currentValue())
+
+    def paint(self, painter: QPainter, rect: QRectF, colour: QColor) -> None:
+        level = self.level
+        if level <= 0.0:
+            return
+        tint = QColor(colour)
+        tint.setAlphaF(colour.alphaF() * level)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(tint)
+        painter.drawRoundedRect(rect, 10, 10)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from localmind.ui.chat import icons
@@ -21,7 +21,7 @@ from localmind.ui.chat.blocks import (
     StreamSplitter,
     split_blocks,
 )
-from localmind.ui.chat.decor import Bubble, TypingDots
+from localmind.ui.chat.decor import Bubble, Flash, TypingDots
 from localmind.ui.chat.segments import CodeBlockWidget, CopyButton, MarkdownView
 from localmind.ui.chat.theme import ChatTheme
 
@@ -37,6 +37,10 @@ _BUBBLE_WIDTH_RATIO = 0.8
 # text is rendered by a timer): a big growing table then costs at most about 1/7 of the main thread.
 _TAIL_THROTTLE = 6
 _TAIL_CHEAP_S = 0.002
+# How long the highlight on a message reached from search takes to fade.
+HIGHLIGHT_MS = 1800
+# Left and right of the content, so the highlight has a little room around the text.
+_SIDE_MARGIN = 10
 
 
 class MessageRecord:
@@ -108,10 +112,11 @@ class MessageWidget(QWidget):
         self._tail_timer = QTimer(self)
         self._tail_timer.setSingleShot(True)
         self._tail_timer.timeout.connect(self._flush_tail)
+        self._flash = Flash(self, HIGHLIGHT_MS)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 10, 0, 6)
+        outer.setContentsMargins(_SIDE_MARGIN, 10, _SIDE_MARGIN, 6)
         outer.setSpacing(2)
         self._body = QVBoxLayout()
         self._body.setContentsMargins(0, 0, 0, 0)
@@ -402,6 +407,20 @@ class MessageWidget(QWidget):
         if self._more is not None:
             wanted = max(wanted, self._more.sizeHint().width() + margins.left() + margins.right())
         self._bubble.setFixedWidth(min(wanted, available))
+
+    def flash(self) -> None:
+        """Tint the message for a moment (the message a search hit led to)."""
+        self._flash.start()
+
+    @property
+    def highlight(self) -> float:
+        return self._flash.level
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self._flash.level > 0.0:
+            colour = QColor(self._theme.accent)  # a copy: the theme's colours are shared
+            colour.setAlphaF(0.3 if self._theme.dark else 0.18)
+            self._flash.paint(QPainter(self), QRectF(self.rect()).adjusted(0, 2, 0, 0), colour)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
