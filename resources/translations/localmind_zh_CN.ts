@@ -2,6 +2,19 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AlreadyRunning</name>
+    <message>
+        <location filename="../../src/localmind/ui/already_running.py" line="28"/>
+        <source>LocalMind is already running.</source>
+        <translation>LocalMind 已在运行。</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/already_running.py" line="29"/>
+        <source>Only one LocalMind window can use a data folder at a time ({folder}). Switch to the window that is open, or close it and start LocalMind again.</source>
+        <translation>一个数据文件夹（{folder}）同一时间只能由一个 LocalMind 窗口使用。请切换到已打开的窗口，或将其关闭后再启动 LocalMind。</translation>
+    </message>
+</context>
+<context>
     <name>Banner</name>
     <message>
         <location filename="../../src/localmind/ui/banner.py" line="83"/>
@@ -58,45 +71,65 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../../src/localmind/ui/chat_view.py" line="60"/>
+        <location filename="../../src/localmind/ui/chat_view.py" line="62"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat_view.py" line="76"/>
+        <location filename="../../src/localmind/ui/chat_view.py" line="78"/>
         <source>Messages</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat_view.py" line="106"/>
+        <location filename="../../src/localmind/ui/chat_view.py" line="109"/>
         <source>Scroll to the latest message</source>
         <translation>滚动到最新消息</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/markdown.py" line="132"/>
+        <source>Link not opened: {url}</source>
+        <translation>链接未打开：{url}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/markdown.py" line="187"/>
+        <source>Image: {name}</source>
+        <translation>图片：{name}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/markdown.py" line="189"/>
+        <source>Image</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/chat/markdown.py" line="193"/>
+        <source>Not loaded: {url}</source>
+        <translation>未加载：{url}</translation>
     </message>
 </context>
 <context>
     <name>CodeBlockWidget</name>
     <message>
-        <location filename="../../src/localmind/ui/chat/segments.py" line="195"/>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="197"/>
         <source>Code block {language}</source>
         <translation>代码块 {language}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/segments.py" line="200"/>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="202"/>
         <source>code</source>
         <translation>代码</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/segments.py" line="201"/>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="203"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/segments.py" line="201"/>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="203"/>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/segments.py" line="221"/>
+        <location filename="../../src/localmind/ui/chat/segments.py" line="223"/>
         <source>Code</source>
         <translation>代码</translation>
     </message>
@@ -208,102 +241,102 @@
 <context>
     <name>LocalMind</name>
     <message>
-        <location filename="../../src/localmind/app.py" line="123"/>
+        <location filename="../../src/localmind/app.py" line="125"/>
         <source>The model you used last is no longer there.</source>
         <translation>上次使用的模型已不在原处。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="124"/>
+        <location filename="../../src/localmind/app.py" line="126"/>
         <source>{path} was moved or deleted. Open a model folder to continue.</source>
         <translation>{path} 已被移动或删除。请打开一个模型文件夹以继续。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="221"/>
+        <location filename="../../src/localmind/app.py" line="223"/>
         <source>The model loaded with warnings.</source>
         <translation>模型已加载，但有警告。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="228"/>
+        <location filename="../../src/localmind/app.py" line="230"/>
         <source>Open another model folder…</source>
         <translation>打开其他模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="231"/>
+        <location filename="../../src/localmind/app.py" line="233"/>
         <source>Get a model</source>
         <translation>获取模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="233"/>
+        <location filename="../../src/localmind/app.py" line="235"/>
         <source>The model could not be loaded.</source>
         <translation>无法加载模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="234"/>
+        <location filename="../../src/localmind/app.py" line="236"/>
         <source>Your chats are still here; you can read and search them meanwhile.</source>
         <translation>你的对话都还在，期间可以照常查看和搜索。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="266"/>
+        <location filename="../../src/localmind/app.py" line="268"/>
         <source>The chat could not be deleted.</source>
         <translation>无法删除此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="274"/>
+        <location filename="../../src/localmind/app.py" line="276"/>
         <source>The chat could not be restored.</source>
         <translation>无法恢复此对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="282"/>
+        <location filename="../../src/localmind/app.py" line="284"/>
         <source>Search failed.</source>
         <translation>搜索失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="354"/>
+        <location filename="../../src/localmind/app.py" line="356"/>
         <source>JSON (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="354"/>
+        <location filename="../../src/localmind/app.py" line="356"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="356"/>
+        <location filename="../../src/localmind/app.py" line="358"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="363"/>
+        <location filename="../../src/localmind/app.py" line="365"/>
         <source>Export failed.</source>
         <translation>导出失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="365"/>
+        <location filename="../../src/localmind/app.py" line="367"/>
         <source>Exported {count} chat(s) to {path}.</source>
         <translation>已将 {count} 个对话导出到 {path}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="369"/>
+        <location filename="../../src/localmind/app.py" line="371"/>
         <source>Import conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="369"/>
+        <location filename="../../src/localmind/app.py" line="371"/>
         <source>LocalMind export (*.json)</source>
         <translation>LocalMind 导出文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="376"/>
+        <location filename="../../src/localmind/app.py" line="378"/>
         <source>Import failed.</source>
         <translation>导入失败。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="378"/>
+        <location filename="../../src/localmind/app.py" line="380"/>
         <source>Imported {count} chat(s).</source>
         <translation>已导入 {count} 个对话。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/app.py" line="429"/>
+        <location filename="../../src/localmind/app.py" line="431"/>
         <source>Settings could not be saved.</source>
         <translation>无法保存设置。</translation>
     </message>
@@ -399,72 +432,72 @@
 <context>
     <name>MessageWidget</name>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="123"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="128"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="134"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="139"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="134"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="139"/>
         <source>Assistant&apos;s answer</source>
         <translation>助手的回答</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="149"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="144"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="149"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="148"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="153"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="148"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="153"/>
         <source>Edit message</source>
         <translation>编辑消息</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="150"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="155"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="150"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="155"/>
         <source>Regenerate answer</source>
         <translation>重新生成回答</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="153"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="158"/>
         <source>Message status</source>
         <translation>消息状态</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="312"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="317"/>
         <source>Show less</source>
         <translation>收起</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="312"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="317"/>
         <source>Show more</source>
         <translation>展开</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="370"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="375"/>
         <source>Error</source>
         <translation>出错</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/chat/message_widget.py" line="370"/>
+        <location filename="../../src/localmind/ui/chat/message_widget.py" line="375"/>
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>

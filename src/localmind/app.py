@@ -35,10 +35,12 @@ from localmind.engine.types import (
     LoadOptions,
 )
 from localmind.errors import UserFacingError
+from localmind.instance import InstanceLock
 from localmind.models.chat_session import ChatSession
 from localmind.models.conversation_list import ConversationListModel
 from localmind.resources import resource_path
 from localmind.settings import Settings, load_settings, save_settings
+from localmind.ui import already_running
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
 from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
@@ -476,8 +478,22 @@ def create_main_window(args: argparse.Namespace | None = None, **kwargs: Any) ->
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    """``localmind`` / ``localmind --model DIR``: open the window and run until it closes."""
+    """``localmind`` / ``localmind --model DIR``: open the window and run until it closes.
+
+    A second start on a data folder whose window is open says so and exits (0) before it opens anything.
+    """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    lock = InstanceLock(paths.ensure_data_dir())
+    if not lock.acquire():
+        already_running.tell(paths.data_dir(), lock.holder(), load_settings().language)
+        return 0
+    try:
+        return _run_window(args)
+    finally:
+        lock.release()
+
+
+def _run_window(args: argparse.Namespace) -> int:
     app = create_application()
     mind = create_app(getattr(args, "model", None))
     app_hooks.install(mind)

@@ -36,10 +36,6 @@ def is_safe_link(url: QUrl) -> bool:
     return url.isValid() and url.scheme().lower() in SAFE_LINK_SCHEMES
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ChatView", text)
-
-
 class SafeDocument(QTextDocument):
     """A text document that never loads a resource: no network, no local files, no /dev/zero.
 
@@ -132,7 +128,9 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
                     change.setForeground(theme.muted)
                     change.setFontUnderline(True)
                     change.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
-                    change.setToolTip(_tr("Link not opened: {url}").format(url=cf.anchorHref()))
+                    change.setToolTip(
+                        QCoreApplication.translate("ChatView", "Link not opened: {url}").format(url=cf.anchorHref())
+                    )
             elif quote:
                 change = QTextCharFormat()
                 change.setForeground(theme.muted)
@@ -185,11 +183,14 @@ def _replace_image(cursor: QTextCursor, position: int, length: int, alt: str, ur
     """Show an image as a text link the user may choose to open in the browser; never load it."""
     cursor.setPosition(position)
     cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
-    label = _tr("Image: {name}").format(name=alt) if alt else _tr("Image")
+    if alt:
+        label = QCoreApplication.translate("ChatView", "Image: {name}").format(name=alt)
+    else:
+        label = QCoreApplication.translate("ChatView", "Image")
     fmt = QTextCharFormat()
     fmt.setForeground(theme.link if is_safe_link(QUrl(url)) else theme.muted)
     fmt.setFontItalic(True)
-    fmt.setToolTip(_tr("Not loaded: {url}").format(url=url))
+    fmt.setToolTip(QCoreApplication.translate("ChatView", "Not loaded: {url}").format(url=url))
     if is_safe_link(QUrl(url)):
         fmt.setAnchor(True)
         fmt.setAnchorHref(url)
