@@ -212,7 +212,7 @@ class LocalMind(QObject):
 
     def _on_loaded(self, info: LoadInfo) -> None:
         self.session.set_model(info)
-        self.window.set_model_state(WelcomePage.READY, info.model_name)
+        self.window.set_model_state(WelcomePage.READY, info.model_name, info.model_dir)
         self.window.status.set_model(info)
         if self.session.conversation is not None:
             self.session.request_context_usage()

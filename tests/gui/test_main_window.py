@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
+from localmind.core.hub import import_folder, remove_model
 from localmind.core.store import ConversationStore, StoreError
 from localmind.engine.types import LoadInfo, TurnStats
 from localmind.settings import load_settings
@@ -371,6 +372,39 @@ def test_main_controls_have_accessible_names(launch: Launch) -> None:
         window.model_button,
     ):
         assert widget.accessibleName(), widget.objectName()
+
+
+def test_the_model_picker_lists_installed_models_and_loads_one(qtbot: Any, launch: Launch, tiny_model: Path) -> None:
+    good = import_folder(tiny_model, model_id="tiny-chat")
+    broken = import_folder(tiny_model, model_id="tiny-broken")
+    (broken.model_path / "model.onnx").unlink()  # fails the quick check: must not be offered
+    mind = launch(None)
+    window = mind.window
+    menu = window.model_menu
+
+    def shown_entries() -> list[tuple[str, bool]]:
+        menu.popup(window.model_button.mapToGlobal(window.model_button.rect().bottomLeft()))
+        qtbot.waitUntil(menu.isVisible)
+        entries = [(a.text() or "---", a.isChecked()) for a in menu.actions() if a.isVisible()]
+        menu.hide()
+        return entries
+
+    assert shown_entries() == [
+        (good.name, False),
+        ("---", False),
+        ("Open a model folder…", False),
+        ("Get more models…", False),
+    ]
+    (entry,) = [a for a in menu.actions() if a.text() == good.name]
+    assert entry.toolTip() == str(good.model_path)
+    entry.trigger()
+    qtbot.waitUntil(lambda: mind.session.model is not None, timeout=15000)
+    assert Path(mind.session.model.model_dir).resolve() == good.model_path.resolve()  # type: ignore[union-attr]
+    assert (good.name, True) in shown_entries()  # the loaded one is ticked
+
+    # Removed meanwhile: gone from the menu the next time it opens.
+    remove_model("tiny-chat")
+    assert shown_entries()[0] == ("Open a model folder…", False)
 
 
 def test_get_a_model_opens_the_model_manager_and_a_model_loads_from_it(

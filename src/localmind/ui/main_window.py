@@ -41,6 +41,15 @@ CONTENT_WIDTH = 820
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
 
 
+def _resolved(folder: str) -> Path | None:
+    if not folder:
+        return None
+    try:
+        return Path(folder).resolve()
+    except OSError:
+        return None
+
+
 class MainWindow(QMainWindow):
     """Signals:
     model_folder_chosen(str): the user picked a folder to load.
@@ -92,6 +101,12 @@ class MainWindow(QMainWindow):
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_menu = QMenu(self)
+        self.model_menu.setToolTipsVisible(True)
+        self._model_actions: list[QAction] = []
+        self._current_model_dir = ""
+        self._models_separator = self.model_menu.addSeparator()
+        self._models_separator.setVisible(False)
+        self.model_menu.aboutToShow.connect(self.refresh_model_menu)
         self.open_folder_action = self.model_menu.addAction("")
         self.open_folder_action.triggered.connect(self.choose_model_folder)
         self.manager_action = self.model_menu.addAction("")
@@ -231,8 +246,9 @@ class MainWindow(QMainWindow):
         self.chat_view.set_generating(generating)
         self.stop_action.setEnabled(generating)
 
-    def set_model_state(self, state: str, name: str = "") -> None:
-        """``state``: WelcomePage.NO_MODEL, LOADING or READY."""
+    def set_model_state(self, state: str, name: str = "", model_dir: str = "") -> None:
+        """``state``: WelcomePage.NO_MODEL, LOADING or READY; ``model_dir``: the folder of the model that is ready."""
+        self._current_model_dir = model_dir if state == WelcomePage.READY else ""
         self.welcome.set_state(state, name)
         ready = state == WelcomePage.READY
         reason = self.tr("Loading the model…") if state == WelcomePage.LOADING else self.tr("Open a model first")
@@ -246,6 +262,35 @@ class MainWindow(QMainWindow):
         else:
             self.model_button.setText(self.tr("Choose a model") + "  ▾")
         self.model_button.setAccessibleName(self.tr("Model: {name}").format(name=self.model_button.text()))
+
+    def refresh_model_menu(self) -> None:
+        """The installed models that pass the quick check, then "Open a model folder…" and "Get more models…".
+
+        Rebuilt each time the menu opens, so a model installed or removed meanwhile shows right.
+        """
+        # Imported here: the hub package brings its HTTP client, which a chat alone never needs.
+        from localmind.core.hub import list_installed
+
+        for action in self._model_actions:
+            self.model_menu.removeAction(action)
+            action.deleteLater()
+        self._model_actions = []
+        try:
+            models = [m for m in list_installed() if m.ok]
+        except OSError:
+            models = []  # an unreadable models folder: the menu still offers the other ways to a model
+        current = _resolved(self._current_model_dir)
+        for model in models:
+            action = QAction(model.name, self.model_menu)
+            action.setCheckable(True)
+            action.setChecked(current is not None and _resolved(str(model.model_path)) == current)
+            action.setToolTip(str(model.model_path))
+            action.triggered.connect(
+                lambda _checked=False, path=str(model.model_path): self.model_folder_chosen.emit(path)
+            )
+            self.model_menu.insertAction(self._models_separator, action)
+            self._model_actions.append(action)
+        self._models_separator.setVisible(bool(models))
 
     def show_error(self, title: str, detail: str = "", actions: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
         self.banner.show_message("error", title, detail, actions)
