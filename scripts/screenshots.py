@@ -9,8 +9,14 @@ folder and saves ``main-<state>-<lang>-<theme>.png`` for these states:
 welcome (first run), ready (a model loaded, a new chat with suggestions),
 chat (a Markdown answer with code and CJK), generating
 (mid-reply, with Stop), settings (the dialog), load-error (a folder that is not
-a model). The chat content comes from a scripted engine so every picture shows
-the same, realistic conversation; the load error comes from the real engine.
+a model), models (the model manager: the catalog with fit hints for this machine
+and the recommended model, an installed model and a download in progress). The
+chat content comes from a scripted engine, named "Scripted demo (not a model)"
+in the pictures, so every picture shows the same conversation; the load error
+comes from the real engine. The model manager shows the tiny test model as the
+installed one and downloads a copy of it from the project's fake hub on
+127.0.0.1 (tests/helpers/fake_hub.py), throttled so the bar is caught mid-way:
+no picture contacts Hugging Face.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SIZE = (1280, 800)
@@ -54,6 +61,7 @@ CONTENT = {
             "文件里有中文表头也没问题。"
         ),
         "follow_up": "Can you make it skip rows where the value is missing?",
+        "download": "tiny-onnx (from the fake hub)",
         "streaming": (
             "Sure. Check the value before converting it:\n\n"
             '- Strip spaces, so `" "` counts as empty.\n'
@@ -89,6 +97,7 @@ CONTENT = {
             "**提示：** 文件很大或需要分组统计时，可以用 *pandas*：`pd.read_csv(path)[column].sum()`。"
         ),
         "follow_up": "能不能跳过数值为空的行？",
+        "download": "tiny-onnx（来自模拟下载源）",
         "streaming": (
             "可以。在转换之前先检查一下这个值：\n\n"
             '- 先去掉空格，这样 `" "` 也算空值。\n- 如果什么都不剩，就跳过这一行。\n'
@@ -292,7 +301,47 @@ def take(language: str, theme: str, out: Path) -> int:
     wait_for(lambda: mind.window.banner.isVisible(), timeout=30)
     shoot("load-error")
     mind.window.close()
+
+    # 6. The model manager, with the tiny test model installed and a copy of it downloading from the fake hub.
+    shoot_model_manager(text["download"], fresh_data, place, wait_for, shoot)
     return 0
+
+
+def shoot_model_manager(download_name: str, fresh_data: Any, place: Any, wait_for: Any, shoot: Any) -> None:
+    sys.path.insert(0, str(REPO))  # the fake hub and the tiny model live with the tests
+    from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub, FakeRepo, model_repo_files, pseudo_random_bytes
+    from tests.helpers.tiny_model import build_tiny_model
+
+    from localmind.app import create_app
+    from localmind.core.hub import DownloadRequest, import_folder
+
+    fresh_data()
+    # Where a user might keep a model folder (as in the load-error picture).
+    work = Path(tempfile.gettempdir()) / "localmind-demo" / "Downloads"
+    shutil.rmtree(work / "tiny-test-model", ignore_errors=True)
+    tiny = build_tiny_model(work / "tiny-test-model")
+    installed = import_folder(tiny)
+    hub = FakeHub()
+    weights = {"weights.bin": pseudo_random_bytes(48_000_000)}
+    hub.add_repo(FakeRepo("localmind-demo/tiny-onnx", model_repo_files(tiny, extra=weights)))
+    hub.faults.throttle_bps = 3_000_000
+    hub.start()
+    os.environ["HF_ENDPOINT"] = hub.endpoint
+    try:
+        mind = create_app(None)
+        place(mind.window)
+        mind.window.show_model_manager()
+        page = mind.window.model_manager
+        request = DownloadRequest("localmind-demo/tiny-onnx", folder=DEVICE_FOLDER, name=download_name)
+        key = page.start_download(request)
+        page.select_installed(installed.id)
+        wait_for(lambda: page.rows[key].bar.value() >= 350, timeout=60)
+        shoot("models")
+        page.controller.cancel(key)
+        mind.window.close()
+    finally:
+        hub.stop()
+        shutil.rmtree(work / "tiny-test-model", ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -208,32 +208,32 @@
 <context>
     <name>DownloadRow</name>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="110"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="145"/>
         <source>Pause</source>
         <translation>暂停</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="111"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="146"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="112"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="147"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="122"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="157"/>
         <source>Asking Hugging Face for the file list…</source>
         <translation>正在向 Hugging Face 获取文件列表…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="124"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="159"/>
         <source>Installing…</source>
         <translation>正在安装…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="126"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="161"/>
         <source>{done} of {total} · {speed}/s · {eta} left · file {n} of {count}</source>
         <translation>{done} / {total} · {speed}/秒 · 剩余 {eta} · 第 {n} 个文件，共 {count} 个</translation>
     </message>
@@ -344,87 +344,87 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="222"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="237"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="238"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="254"/>
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="238"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="254"/>
         <source>Open a model first</source>
         <translation>请先打开一个模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="243"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="259"/>
         <source>Loading {name}…</source>
         <translation>正在加载 {name}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="247"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="263"/>
         <source>Choose a model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="248"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="264"/>
         <source>Model: {name}</source>
         <translation>模型：{name}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="259"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="304"/>
         <source>Open a model folder</source>
         <translation>打开模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="281"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="327"/>
         <source>Copied the last answer.</source>
         <translation>已复制上一个回答。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="287"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="333"/>
         <source>This link was not opened.</source>
         <translation>未打开此链接。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="287"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="333"/>
         <source>Only web and e-mail links open from a chat.</source>
         <translation>对话中只能打开网页和电子邮件链接。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="349"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="396"/>
         <source>Settings (Ctrl+,)</source>
         <translation>设置 (Ctrl+,)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="350"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="397"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="351"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="398"/>
         <source>Open a model folder…</source>
         <translation>打开模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="352"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="399"/>
         <source>Get more models…</source>
         <translation>获取更多模型…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="353"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="400"/>
         <source>Choose the model</source>
         <translation>选择模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="354"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="401"/>
         <source>← Back to chat</source>
         <translation>← 返回对话</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/main_window.py" line="355"/>
+        <location filename="../../src/localmind/ui/main_window.py" line="402"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
@@ -505,337 +505,347 @@
 <context>
     <name>ModelManagerPage</name>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="327"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="373"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="328"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="374"/>
         <source>Enter a Hugging Face token…</source>
         <translation>输入 Hugging Face 令牌…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="329"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="375"/>
         <source>Recommended to start</source>
         <translation>推荐入门模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="330"/>
-        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
-        <location filename="../../src/localmind/ui/model_manager.py" line="335"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="376"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="379"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="381"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="331"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="377"/>
         <source>Ready-to-run models</source>
         <translation>可直接运行的模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
-        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="379"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="391"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="379"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="379"/>
         <source>On this computer</source>
         <translation>本机情况</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="333"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="379"/>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="336"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="382"/>
         <source>Model page</source>
         <translation>模型主页</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="337"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="383"/>
         <source>Add a model from Hugging Face</source>
         <translation>从 Hugging Face 添加模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="338"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="384"/>
         <source>owner/model, e.g. microsoft/Phi-3.5-mini-instruct-onnx</source>
         <translation>所有者/模型，例如 microsoft/Phi-3.5-mini-instruct-onnx</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="339"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="385"/>
         <source>Find</source>
         <translation>查找</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="340"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="386"/>
         <source>Download this folder</source>
         <translation>下载此文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="341"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="387"/>
         <source>Downloads</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="342"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="388"/>
         <source>No downloads.</source>
         <translation>没有下载任务。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="343"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="389"/>
         <source>Installed models</source>
         <translation>已安装的模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="391"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="391"/>
         <source>From</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="345"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="391"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="347"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="393"/>
         <source>Load in chat</source>
         <translation>在对话中加载</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="348"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="394"/>
         <source>Verify</source>
         <translation>校验</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="349"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="395"/>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="350"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="396"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="351"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="397"/>
         <source>Import folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="352"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="398"/>
         <source>Import .zip…</source>
         <translation>导入 .zip…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="366"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="412"/>
         <source>Fits</source>
         <translation>可以运行</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="367"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="413"/>
         <source>Fits, but tight: close other programs</source>
         <translation>可以运行，但比较吃紧：请关闭其他程序</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="368"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="414"/>
         <source>Too big for this computer&apos;s memory</source>
         <translation>超出本机内存容量</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="369"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="415"/>
         <source>Not enough free disk space</source>
         <translation>磁盘剩余空间不足</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="373"/>
-        <location filename="../../src/localmind/ui/model_manager.py" line="374"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="423"/>
+        <source>Used in place from {path}</source>
+        <translation>直接使用原位置：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="424"/>
+        <source>Imported from {path}</source>
+        <translation>导入自 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../src/localmind/ui/model_manager.py" line="427"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="428"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="376"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="430"/>
         <source>This computer: {ram} memory, {disk} free disk space.</source>
         <translation>本机：内存 {ram}，磁盘剩余空间 {disk}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="384"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="439"/>
         <source>{name} ({size}) — {description}</source>
         <translation>{name}（{size}）——{description}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="406"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="459"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="406"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="459"/>
         <source>Damaged: {problem}</source>
         <translation>已损坏：{problem}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="407"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="460"/>
         <source>used in place</source>
         <translation>原位使用</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="416"/>
-        <location filename="../../src/localmind/ui/model_manager.py" line="550"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="471"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="605"/>
         <source>Paused — resume to continue where it stopped.</source>
         <translation>已暂停——继续后将从中断处接着下载。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="468"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="523"/>
         <source>{name} is already installed.</source>
         <translation>{name} 已经安装。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="478"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="533"/>
         <source>Starting…</source>
         <translation>正在开始…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="492"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="547"/>
         <source>Pick a model in the list first.</source>
         <translation>请先在列表中选择一个模型。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="495"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="550"/>
         <source>Download anyway?</source>
         <translation>仍要下载吗？</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="533"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="588"/>
         <source>{name} is installed and verified. Select it and press “Load in chat”.</source>
         <translation>{name} 已安装并通过校验。选中它，然后点击“在对话中加载”。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="540"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="595"/>
         <source>Stopped: {reason}</source>
         <translation>已停止：{reason}</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="548"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="603"/>
         <source>Download cancelled; its partial files were deleted.</source>
         <translation>下载已取消，未完成的文件已删除。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="558"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="613"/>
         <source>Token saved in the system keyring.</source>
         <translation>令牌已保存到系统密钥环。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="561"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="616"/>
         <source>No system keyring was found: the token is kept only until LocalMind closes (it is never written to a file).</source>
         <translation>未找到系统密钥环：令牌只保留到 LocalMind 关闭为止（绝不会写入文件）。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="576"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="631"/>
         <source>Looking up {repo}…</source>
         <translation>正在查找 {repo}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="585"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="640"/>
         <source>{repo} holds no onnxruntime-genai model (no genai_config.json).</source>
         <translation>{repo} 中没有 onnxruntime-genai 模型（缺少 genai_config.json）。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="596"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="651"/>
         <source>Pick the folder for your device (a cpu folder runs everywhere) and download it.</source>
         <translation>请选择适合你设备的文件夹（cpu 文件夹在任何电脑上都能运行）并下载。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="611"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="666"/>
         <source>{name} is damaged ({problem}). Verify it, or delete it and download it again.</source>
         <translation>{name} 已损坏（{problem}）。请校验，或删除后重新下载。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="622"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="677"/>
         <source>Verifying {name}…</source>
         <translation>正在校验 {name}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="635"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="690"/>
         <source>LocalMind forgets it; the files in {path} stay where they are.</source>
         <translation>LocalMind 将不再记录它；{path} 中的文件会保留在原处。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="639"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="694"/>
         <source>This deletes {size} from {path}.</source>
         <translation>这将从 {path} 删除 {size}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="642"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="697"/>
         <source>Delete {name}?</source>
         <translation>删除 {name}？</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="646"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="701"/>
         <source>Importing {path}…</source>
         <translation>正在导入 {path}…</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="653"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="708"/>
         <source>Import a model folder</source>
         <translation>导入模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="656"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="711"/>
         <source>Copy the model into LocalMind&apos;s folder?</source>
         <translation>要把模型复制到 LocalMind 的文件夹吗？</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="657"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="712"/>
         <source>Yes copies it (safe if the original moves); No uses it where it is.</source>
         <translation>选“是”会复制一份（即使原文件被移动也不受影响）；选“否”则在原位置使用。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="662"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="717"/>
         <source>Import a zipped model</source>
         <translation>导入压缩的模型</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="662"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="717"/>
         <source>Zip files (*.zip)</source>
         <translation>Zip 文件 (*.zip)</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="680"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="735"/>
         <source>All {n} files match their hashes.</source>
         <translation>全部 {n} 个文件的哈希值均匹配。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="683"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="738"/>
         <source>Damaged: {files}. Delete the model and download it again.</source>
         <translation>已损坏：{files}。请删除该模型后重新下载。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="689"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="744"/>
         <source>Deleted {name}.</source>
         <translation>已删除 {name}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="691"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="746"/>
         <source>Imported {name}.</source>
         <translation>已导入 {name}。</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="709"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="764"/>
         <source>Hugging Face token</source>
         <translation>Hugging Face 令牌</translation>
     </message>
     <message>
-        <location filename="../../src/localmind/ui/model_manager.py" line="710"/>
+        <location filename="../../src/localmind/ui/model_manager.py" line="765"/>
         <source>Paste an access token from huggingface.co/settings/tokens (read access is enough):</source>
         <translation>请粘贴来自 huggingface.co/settings/tokens 的访问令牌（只读权限即可）：</translation>
     </message>

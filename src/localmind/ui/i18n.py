@@ -79,6 +79,11 @@ def compile_translations(directory: Path | None = None, *, force: bool = False) 
     return written
 
 
+def current_language() -> str:
+    """The UI language in use ("en" or one we ship), for content that is not a Qt string (catalog texts)."""
+    return _instance.language if _instance is not None else "en"
+
+
 class Translations(QObject):
     """Owns the installed translators; ``apply(setting)`` switches the UI language at once."""
 
@@ -99,22 +104,24 @@ class Translations(QObject):
     def apply(self, setting: str) -> str:
         """Switch to ``setting`` (system|en|zh_CN); returns the language now in use."""
         language = resolve_language(setting)
-        for translator in self._installed:
-            self._app.removeTranslator(translator)
-        self._installed.clear()
+        loaded: list[QTranslator] = []
         if language != "en":
             compile_translations()
             ours = QTranslator(self)
             if ours.load(f"localmind_{language}", str(translations_dir())):
-                self._installed.append(ours)
+                loaded.append(ours)
             qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
             qt = QTranslator(self)
             # Qt's own strings: standard buttons (OK, Cancel), the file dialog, context menus of text fields.
             if qt.load(f"qtbase_{language}", qt_dir):
-                self._installed.append(qt)
-            for translator in self._installed:
-                self._app.installTranslator(translator)
-        self.language = language if (language == "en" or self._installed) else "en"
+                loaded.append(qt)
+        # Set first: every remove and install below makes widgets re-read their texts, and current_language().
+        self.language = language if (language == "en" or loaded) else "en"
+        for translator in self._installed:
+            self._app.removeTranslator(translator)
+        self._installed = loaded
+        for translator in loaded:
+            self._app.installTranslator(translator)
         return self.language
 
 

@@ -310,6 +310,7 @@ class MainWindow(QMainWindow):
             return
         if self.model_manager is None:
             self.model_manager = self._model_manager_factory()
+            theme.style(self.model_manager)
             self.manager_layout.addWidget(self.model_manager, 1)
         self.main_stack.setCurrentWidget(self.manager_holder)
 
@@ -381,6 +382,7 @@ class MainWindow(QMainWindow):
             self.status,
             self.welcome,
             self.manager_bar,
+            *([self.model_manager] if self.model_manager is not None else []),
         ):
             theme.style(part)
         self.settings_button.setIcon(icons.icon("sliders", c.muted))

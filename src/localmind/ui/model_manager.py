@@ -12,12 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -41,6 +43,7 @@ from localmind.core.hub import (
     DownloadRequest,
     HubSettings,
     InstalledModel,
+    Manifest,
     RepoListing,
     VerifyReport,
     default_model_id,
@@ -55,6 +58,7 @@ from localmind.core.hub import (
     request_for_catalog,
     verify_model,
 )
+from localmind.ui.i18n import current_language
 from localmind.workers.download import FAILURE_AUTH, DownloadController, Failure
 
 
@@ -73,6 +77,35 @@ def _duration(seconds: float | None) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
+class _WholeTable(QTableWidget):
+    """A short table shown whole: as tall as its rows, never a box scrolled inside the scrolled page.
+
+    The height is asked for at layout time, so it follows the theme's fonts and paddings.
+    """
+
+    def __init__(self, columns: int) -> None:
+        super().__init__(0, columns)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def _content_height(self) -> int:
+        rows = sum(self.rowHeight(r) for r in range(self.rowCount())) or self.verticalHeader().defaultSectionSize()
+        bar = self.horizontalScrollBar()
+        scrollbar = bar.sizeHint().height() if bar.maximum() > 0 else 0
+        return rows + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth() + scrollbar
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._content_height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), self._content_height())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self.updateGeometry()
+
+
 class DownloadRow(QWidget):
     """One download: name, bar, bytes/speed/ETA or what went wrong, and its buttons."""
 
@@ -86,7 +119,9 @@ class DownloadRow(QWidget):
         self.name = QLabel(name)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)  # the line below says how far, in bytes and time
         self.detail = QLabel()
+        self.detail.setObjectName("DownloadDetail")
         self.detail.setWordWrap(True)
         self.pause_button = QPushButton()
         self.resume_button = QPushButton()
@@ -196,9 +231,11 @@ class ModelManagerPage(QWidget):
 
     # -- building ---------------------------------------------------------------------------------------------------
     def _build(self) -> None:
+        self.setObjectName("ModelManager")
         self.title = QLabel()
         self.title.setObjectName("PageTitle")
         self.machine_label = QLabel()
+        self.machine_label.setObjectName("PageSubtitle")
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -210,6 +247,7 @@ class ModelManagerPage(QWidget):
         self.recommended_label = QLabel()
         self.recommended_label.setWordWrap(True)
         self.recommended_button = QPushButton()
+        self.recommended_button.setObjectName("PrimaryButton")
         self.recommended_button.clicked.connect(self.download_recommended)
         box = QHBoxLayout(self.recommended_box)
         box.addWidget(self.recommended_label, 1)
@@ -271,7 +309,10 @@ class ModelManagerPage(QWidget):
         self.installed_table.itemSelectionChanged.connect(self._update_buttons)
 
         content = QWidget()
+        content.setObjectName("ModelManagerContent")
         layout = QVBoxLayout(content)
+        layout.setContentsMargins(28, 20, 28, 28)
+        layout.setSpacing(10)
         for widget in (
             self.title,
             self.machine_label,
@@ -287,6 +328,7 @@ class ModelManagerPage(QWidget):
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -294,12 +336,16 @@ class ModelManagerPage(QWidget):
 
     @staticmethod
     def _table(columns: int) -> QTableWidget:
-        table = QTableWidget(0, columns)
+        table = _WholeTable(columns)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
+        table.setShowGrid(False)
+        table.setWordWrap(False)
         header = table.horizontalHeader()
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         return table
@@ -369,13 +415,22 @@ class ModelManagerPage(QWidget):
             Fit.NO_DISK: self.tr("Not enough free disk space"),
         }[fit]
 
+    def source_text(self, manifest: Manifest) -> str:
+        """Where an installed model came from, in the UI language (the terminal's wording is English)."""
+        if manifest.source == "hub" and manifest.repo:
+            return manifest.repo + (f" ({manifest.folder})" if manifest.folder else "")
+        if manifest.source == "reference":
+            return self.tr("Used in place from {path}").format(path=manifest.origin_path)
+        return self.tr("Imported from {path}").format(path=manifest.origin_path)
+
     def refresh(self) -> None:
         ram = _size(self.machine.total_ram_bytes) if self.machine.total_ram_bytes else self.tr("unknown")
         disk = _size(self.machine.free_disk_bytes) if self.machine.free_disk_bytes is not None else self.tr("unknown")
         self.machine_label.setText(
             self.tr("This computer: {ram} memory, {disk} free disk space.").format(ram=ram, disk=disk)
         )
-        language = QLocale().name()
+        # The UI language, not the OS locale: a Chinese UI on an English system shows Chinese descriptions.
+        language = current_language()
         pick = recommend(self.catalog, self.machine, self.device)
         self.recommended = pick
         self.recommended_box.setVisible(pick is not None)
@@ -397,18 +452,18 @@ class ModelManagerPage(QWidget):
                 item.setToolTip(entry.description_for(language))
                 item.setData(Qt.ItemDataRole.UserRole, entry.id)
                 self.catalog_table.setItem(i, column, item)
-        # The catalog is short: show it whole rather than in a scrolled box inside the scrolled page.
-        rows_height = sum(self.catalog_table.rowHeight(r) for r in range(self.catalog_table.rowCount()))
-        self.catalog_table.setMinimumHeight(rows_height + self.catalog_table.horizontalHeader().height() + 4)
+        self.catalog_table.updateGeometry()
         self._installed = list_installed()
         self.installed_table.setRowCount(len(self._installed))
         for i, model in enumerate(self._installed):
             status = self.tr("Ready") if model.ok else self.tr("Damaged: {problem}").format(problem=model.problem)
             size = _size(model.size_on_disk) if model.size_on_disk else self.tr("used in place")
-            for column, text in enumerate([model.name, size, model.manifest.describe_source(), status]):
+            for column, text in enumerate([model.name, size, self.source_text(model.manifest), status]):
                 item = QTableWidgetItem(text)
+                item.setToolTip(model.manifest.describe_source() if column == 2 else "")
                 item.setData(Qt.ItemDataRole.UserRole, model.id)
                 self.installed_table.setItem(i, column, item)
+        self.installed_table.updateGeometry()
         for unfinished in list_unfinished():
             if unfinished.model_id not in self.rows:
                 row = self._add_row(unfinished.model_id, unfinished.name, unfinished.request())

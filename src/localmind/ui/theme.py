@@ -241,6 +241,30 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 #PresetButton {{ background: {c.window}; border: 1px solid {c.border}; border-radius: 8px; padding: 6px 12px; color: {c.text}; }}
 #PresetButton:checked {{ border-color: {c.accent}; color: {c.accent if not c.is_dark else c.accent_hover}; font-weight: 600; }}
 #PresetButton:hover {{ background: {c.hover}; }}
+
+#ModelManager, #ModelManagerContent {{ background: {c.window}; }}
+#ModelManager QLabel#PageTitle {{ font-size: 22px; font-weight: 600; color: {c.text}; }}
+#ModelManager QLabel#PageSubtitle, #ModelManager QLabel#DownloadDetail {{ color: {c.muted}; }}
+#ModelManager QGroupBox {{ font-weight: 600; background: {c.surface}; border: 1px solid {c.border}; border-radius: 10px;
+    margin-top: 24px; padding: 6px 4px 2px 4px; }}
+#ModelManager QGroupBox::title {{ subcontrol-origin: margin; subcontrol-position: top left; left: 2px; top: 4px;
+    color: {c.text}; }}
+#ModelManager QTableWidget {{ background: {c.surface}; alternate-background-color: {c.raised}; border: 1px solid {c.border};
+    border-radius: 6px; color: {c.text}; selection-background-color: {c.selected}; selection-color: {c.text}; }}
+#ModelManager QHeaderView::section {{ background: {c.raised}; color: {c.muted}; border: none;
+    border-bottom: 1px solid {c.border}; padding: 5px 8px; font-weight: 600; }}
+#ModelManager QTableWidget::item {{ padding: 0px 6px; }}
+#ModelManager QPushButton {{ background: {c.surface}; color: {c.text}; border: 1px solid {c.border}; border-radius: 6px;
+    padding: 5px 12px; }}
+#ModelManager QPushButton:hover {{ background: {c.hover}; }}
+#ModelManager QPushButton:disabled {{ color: {c.muted}; border-color: {c.hover}; }}
+#ModelManager QPushButton#PrimaryButton {{ background: {c.accent}; color: {c.on_accent}; border: none; font-weight: 600; }}
+#ModelManager QPushButton#PrimaryButton:hover {{ background: {c.accent_hover}; }}
+#ModelManager QLineEdit, #ModelManager QComboBox {{ background: {c.window}; border: 1px solid {c.border}; border-radius: 6px;
+    padding: 4px 6px; color: {c.text}; }}
+#ModelManager QProgressBar {{ background: {c.raised}; border: 1px solid {c.border}; border-radius: 4px;
+    min-height: 8px; max-height: 8px; }}
+#ModelManager QProgressBar::chunk {{ background: {c.accent}; border-radius: 3px; }}
 """
 
 
