@@ -62,6 +62,8 @@ CONTENT = {
         ),
         "follow_up": "Can you make it skip rows where the value is missing?",
         "download": "tiny-onnx (from the fake hub)",
+        # The scripted engine is named for what it is: its replies are scripted, its speed is no model's.
+        "engine": "Scripted demo (not a model)",
         "streaming": (
             "Sure. Check the value before converting it:\n\n"
             '- Strip spaces, so `" "` counts as empty.\n'
@@ -98,6 +100,7 @@ CONTENT = {
         ),
         "follow_up": "能不能跳过数值为空的行？",
         "download": "tiny-onnx（来自模拟下载源）",
+        "engine": "脚本演示（并非模型）",
         "streaming": (
             "可以。在转换之前先检查一下这个值：\n\n"
             '- 先去掉空格，这样 `" "` 也算空值。\n- 如果什么都不剩，就跳过这一行。\n'
@@ -189,7 +192,7 @@ def take(language: str, theme: str, out: Path) -> int:
         def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
             info = super().load(model_dir, options)
             # Named for what it is: the replies are scripted, so its speed figures describe no real model.
-            self.info = dataclasses.replace(info, model_name="Scripted demo (not a model)", threads=8)
+            self.info = dataclasses.replace(info, model_name=text["engine"], threads=8)
             return self.info
 
     text = CONTENT[language]
