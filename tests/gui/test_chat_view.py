@@ -572,6 +572,7 @@ def test_prose_streamed_into_an_unclosed_fence_stays_inside_a_growing_block(view
     [block] = code_blocks(widget)
     assert block.code() == "\n".join(lines[3:])
     assert block.editor.horizontalScrollBar().maximum() > 0  # the long line did need the scroll bar
+    assert block.editor.verticalScrollBar().maximum() == 0  # every line shows: nothing to scroll inside
     assert all(later > earlier for earlier, later in itertools.pairwise(heights)), heights
 
 

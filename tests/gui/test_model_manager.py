@@ -6,12 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from localmind import paths
 from localmind.core import secrets
 from localmind.core.catalog import GB, MachineInfo
 from localmind.core.hub import HubSettings, get_installed, import_folder, list_installed, list_unfinished
+from localmind.ui.i18n import Translations
 from localmind.ui.model_manager import ModelManagerPage
 from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub
 from tests.helpers.hub_env import (
@@ -70,6 +72,26 @@ def test_catalog_shows_fit_hints_and_a_recommendation(page: ModelManagerPage) ->
     assert any("★" in page.catalog_table.item(r, 0).text() for r in range(page.catalog_table.rowCount()))
     assert "16.0 GB memory" in page.machine_label.text()
     assert page.installed_table.rowCount() == 0 and not page.load_button.isEnabled()
+
+
+def test_the_page_speaks_the_ui_language_not_the_os_locale(
+    qtbot: QtBot, page: ModelManagerPage, tiny_model: Path
+) -> None:
+    import_folder(tiny_model, model_id="tiny-import")
+    translations = Translations.for_app(QApplication.instance())  # type: ignore[arg-type]
+    try:
+        translations.apply("zh_CN")  # the OS locale of the test stays English
+        assert page.recommended is not None
+        chinese = page.recommended.description_for("zh_CN")
+        qtbot.waitUntil(lambda: chinese in page.recommended_label.text())  # LanguageChange comes as an event
+        source = page.installed_table.item(0, 2)
+        assert source.text() == f"导入自 {tiny_model}" and "imported from" in source.toolTip()
+        translations.apply("en")
+        english = page.recommended.description_for("en")
+        qtbot.waitUntil(lambda: english in page.recommended_label.text())
+        assert page.installed_table.item(0, 2).text() == f"Imported from {tiny_model}"
+    finally:
+        translations.apply("en")
 
 
 def test_add_by_repo_download_load_verify_open_delete(qtbot: QtBot, page: ModelManagerPage, opened: list[Path]) -> None:

@@ -318,7 +318,9 @@ class CodeBlockWidget(QFrame):
         margin = 2 * self.editor.document().documentMargin()
         scrollbar = self.editor.horizontalScrollBar()
         extra = scrollbar.sizeHint().height() if scrollbar.maximum() > 0 else 0
-        return math.ceil(lines * self._line_height() + margin) + extra
+        # One pixel more than the lines need: QPlainTextEdit counts a block that fits exactly as one it can
+        # scroll to, and the keyboard (Ctrl+End in the code) would then hide the first line.
+        return math.ceil(lines * self._line_height() + margin) + extra + 1
 
     def _fit_height(self) -> None:
         # Resizing the editor can show its horizontal scroll bar, whose rangeChanged calls back in here
