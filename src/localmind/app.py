@@ -88,11 +88,14 @@ class LocalMind(QObject):
         settings: Settings | None = None,
         store: ConversationStore | None = None,
         load_last_model: bool = True,
+        owns_data_folder: bool = True,
     ) -> None:
         qapp = create_application()
         super().__init__()
         self.qapp = qapp
         self._shut_down = False
+        # False beside another window on the same folder (the self-test): that window's trash is its undo.
+        self.owns_data_folder = owns_data_folder
         data = paths.ensure_data_dir()
         # Qt's own widgets (the file dialog's recent folders) keep settings in the user's config folder;
         # point them into the data folder, so LocalMind writes nowhere else (INI-based platforms).
@@ -442,10 +445,11 @@ class LocalMind(QObject):
         if controller is not None:
             controller.shutdown()  # downloads in progress pause and resume at the next start
         self.service.shutdown()
-        try:
-            self.store.purge_deleted(TRASH_KEEP_S)
-        except UserFacingError as exc:
-            log.warning("Could not empty the trash: %s", exc)
+        if self.owns_data_folder:
+            try:
+                self.store.purge_deleted(TRASH_KEEP_S)
+            except UserFacingError as exc:
+                log.warning("Could not empty the trash: %s", exc)
         self.store.close()
 
 
@@ -455,12 +459,19 @@ def create_app(
     engine_factory: Callable[[], ChatEngine] | None = None,
     settings: Settings | None = None,
     load_last_model: bool = True,
+    store: ConversationStore | None = None,
+    owns_data_folder: bool = True,
 ) -> LocalMind:
     """Build the whole app for one window (QApplication included); the caller shows ``.window``."""
     if engine_factory is None:
         engine_factory = app_hooks.slowed_engine_factory()
     mind = LocalMind(
-        model_dir=model_dir, engine_factory=engine_factory, settings=settings, load_last_model=load_last_model
+        model_dir=model_dir,
+        engine_factory=engine_factory,
+        settings=settings,
+        store=store,
+        load_last_model=load_last_model,
+        owns_data_folder=owns_data_folder,
     )
     # The window keeps its app object alive: whoever holds the window holds everything.
     mind.setParent(mind.window)
@@ -471,10 +482,20 @@ def create_main_window(args: argparse.Namespace | None = None, **kwargs: Any) ->
     """The main window exactly as ``localmind`` builds it, wired to its services (for the self-test).
 
     A QApplication may already exist; the event loop is not started. Closing the window stops the
-    worker thread and the engine process.
+    worker thread and the engine process. Run while a LocalMind window has the data folder, it leaves
+    that window's conversations as they are: no start-up recovery (the reply it streams stays
+    "streaming"), no emptying of its trash (its undo).
     """
     model = getattr(args, "model", None) if args is not None else None
-    return create_app(model, **kwargs).window
+    lock = InstanceLock(paths.ensure_data_dir())
+    owner = lock.acquire()
+    if not owner:
+        kwargs.setdefault("store", ConversationStore(recover_interrupted=False))
+        kwargs["owns_data_folder"] = False
+    window = create_app(model, **kwargs).window
+    if owner:
+        window.destroyed.connect(lambda *_: lock.release())
+    return window
 
 
 def run_gui(args: argparse.Namespace) -> int:

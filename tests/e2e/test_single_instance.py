@@ -22,8 +22,10 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from localmind import paths
-from localmind.app import run_gui
+from localmind.app import create_main_window, run_gui
 from localmind.app_hooks import ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
+from localmind.core.store import ConversationStore
+from localmind.engine.fake import FakeEngine
 from localmind.instance import InstanceLock
 from localmind.ui import already_running
 from localmind.ui.i18n import Translations
@@ -136,3 +138,32 @@ def test_with_a_display_the_second_start_shows_a_message_box(
     assert shown and shown[0][0] == "LocalMind 已在运行。"
     assert str(data_dir) in shown[0][1]
     assert not (data_dir / "conversations.sqlite3").exists()  # the store was never opened
+
+
+def test_the_self_test_window_leaves_an_open_windows_chats_alone(qapp: QApplication, data_dir: Path) -> None:
+    with ConversationStore(data_dir / "conversations.sqlite3") as store:
+        chat = store.create_conversation(title="streaming elsewhere")
+        store.append_message(chat.id, "user", "hi")
+        reply = store.append_message(chat.id, "assistant", "half an ans", status="streaming")
+        trashed = store.create_conversation(title="deleted, still undoable there")
+        store.delete_conversation(trashed.id)
+    holder = InstanceLock(paths.ensure_data_dir())  # the user's window
+    assert holder.acquire()
+    try:
+        window = create_main_window(engine_factory=lambda: FakeEngine())
+        window.close()
+        window.deleteLater()
+    finally:
+        holder.release()
+    with ConversationStore(data_dir / "conversations.sqlite3", recover_interrupted=False) as store:
+        assert [m.status for m in store.messages(chat.id)] == ["complete", "streaming"]
+        assert store.get_conversation(trashed.id).deleted_at is not None  # still in the trash, not purged
+        assert reply.id in [m.id for m in store.messages(chat.id)]
+
+    # Alone on the folder, the same window does both.
+    window = create_main_window(engine_factory=lambda: FakeEngine())
+    window.close()
+    window.deleteLater()
+    with ConversationStore(data_dir / "conversations.sqlite3", recover_interrupted=False) as store:
+        assert [m.status for m in store.messages(chat.id)] == ["complete", "stopped"]
+        assert trashed.id not in [c.id for c in store.list_conversations(include_deleted=True)]
