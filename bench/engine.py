@@ -189,12 +189,24 @@ def peak_rss(model_dir: str, threads: int, budget: int) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
+def peak_rss_kb() -> int:
+    """This process's peak RSS. Linux keeps ru_maxrss across exec (it would count the parent's fork), VmHWM not."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def rss_probe(model_dir: str, threads: int, budget: int) -> None:
     engine = LocalEngine()
     engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
-    after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after_load = peak_rss_kb()
     localmind_turn(engine, [ChatMessage("user", text_of_tokens(engine, 1000))], 64)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_rss_kb()
     print(json.dumps({"rss_after_load_mb": round(after_load / 1024), "peak_rss_mb": round(peak / 1024)}))
 
 
@@ -223,7 +235,7 @@ def main() -> None:
         report["multi_turn"] = turns_with_and_without_reuse(args.model, args.threads, args.budget)
     if "rss" not in args.skip:
         report["memory"] = peak_rss(args.model, args.threads, args.budget)
-    report["bench_process_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    report["bench_process_peak_rss_mb"] = round(peak_rss_kb() / 1024)
     print(json.dumps(report, indent=2))
 
 
