@@ -10,10 +10,10 @@ from typing import Any
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from localmind import paths
 from localmind.selftest import WINDOW_HOOK, run_self_test
+from tests.helpers.memory_keyring import MemoryKeyring
 
 
 def _args(model: Path | None = None) -> argparse.Namespace:
@@ -30,25 +30,6 @@ def _lines(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
             lines[line[8:23].strip()] = line.strip()
     lines["summary"] = out.strip().splitlines()[-1]
     return lines
-
-
-class MemoryKeyring(KeyringBackend):
-    """A working keyring kept in memory (the machine running the tests has none)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.store.pop((service, username), None)
 
 
 @pytest.fixture

@@ -6,39 +6,14 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
-import keyring.backend
-import keyring.errors
 import pytest
-from jaraco.classes import properties
 
 from localmind import paths
 from localmind.core import secrets
 from localmind.core.hub import DownloadJob, DownloadRequest, HubSettings
 from tests.helpers.fake_hub import FakeHub
 from tests.helpers.hub_env import GATED_REPO, TOKEN, use_keyring
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    @properties.classproperty
-    def priority(cls) -> float:
-        # Not viable for keyring's own backend choice: defining this class must not make it everyone's keyring.
-        raise RuntimeError("test backend, set explicitly only")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.store:
-            raise keyring.errors.PasswordDeleteError("not there")
-        del self.store[(service, username)]
+from tests.helpers.memory_keyring import MemoryKeyring
 
 
 @pytest.fixture(autouse=True)
