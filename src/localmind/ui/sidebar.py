@@ -104,6 +104,13 @@ class SearchHitDelegate(QStyledItemDelegate):
         layout.draw(painter, rect.topLeft().toPointF())
 
 
+class FitWidthDelegate(QStyledItemDelegate):
+    """Rows as wide as the list, never wider: a long title is elided ("…") instead of scrolling sideways."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        return QSize(0, super().sizeHint(option, index).height())
+
+
 class ConversationList(QListView):
     """The list itself: Delete removes the selected chat, F2 renames it."""
 
@@ -169,6 +176,8 @@ class Sidebar(QFrame):
         self.list_view = ConversationList()
         self.list_view.setObjectName("ConversationList")
         self.list_view.setModel(model)
+        self.list_view.setItemDelegate(FitWidthDelegate(self.list_view))
+        self.list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list_view.setUniformItemSizes(True)
         self.list_view.setEditTriggers(
             QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed

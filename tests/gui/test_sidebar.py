@@ -1,0 +1,38 @@
+"""The sidebar's conversation list fits its width: long titles are elided, never scrolled sideways."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from localmind.core.conversations import Conversation
+from localmind.models.conversation_list import ConversationListModel
+from localmind.ui.sidebar import Sidebar
+
+
+def conversation(title: str) -> Conversation:
+    now = time.time()
+    return Conversation(
+        id="c" * 32,
+        title=title,
+        created_at=now,
+        updated_at=now,
+        system_prompt="",
+        settings={},
+        model=None,
+        message_count=2,
+        deleted_at=None,
+    )
+
+
+def test_long_titles_do_not_scroll_sideways(qtbot: Any) -> None:
+    model = ConversationListModel()
+    model.set_conversations([conversation("Hi! Can you say hello in Chinese, Japanese, Korean and in emoji too?")])
+    sidebar = Sidebar(model)
+    qtbot.addWidget(sidebar)
+    sidebar.resize(260, 600)
+    sidebar.show()
+    qtbot.waitExposed(sidebar)
+    view = sidebar.list_view
+    assert view.horizontalScrollBar().maximum() == 0
+    assert view.visualRect(model.index(0)).width() <= view.viewport().width()
