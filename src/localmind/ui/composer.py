@@ -6,6 +6,8 @@ the next send becomes ``edit_submitted`` instead of ``send_requested``.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextOption
 from PySide6.QtWidgets import (
@@ -62,12 +64,22 @@ class ComposerInput(QPlainTextEdit):
 
     def _fit_height(self) -> None:
         line = self.fontMetrics().lineSpacing()
-        # documentSize() of a plain-text layout counts lines, so this stays cheap for a 1 MB paste.
-        lines = max(1, min(MAX_VISIBLE_LINES, int(self.document().documentLayout().documentSize().height())))
-        margins = self.contentsMargins()
-        self.setFixedHeight(
-            lines * line + 2 * int(self.document().documentMargin()) + margins.top() + margins.bottom() + 4
+        cap = MAX_VISIBLE_LINES * line
+        # Real pixel heights, not line counts: a fallback font (Chinese, emoji) makes a line taller than the widget
+        # font's. Stop at the cap, so a 1 MB paste costs no more than ten lines.
+        height = 0.0
+        block = self.document().firstBlock()
+        while block.isValid() and height <= cap:
+            height += self.blockBoundingRect(block).height()
+            block = block.next()
+        full = height > cap
+        # While everything fits there is nothing to scroll to; a bar there would only flicker in and out.
+        self.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded if full else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
         )
+        content = math.ceil(min(max(height, line), cap))
+        margins = self.contentsMargins()
+        self.setFixedHeight(content + 2 * int(self.document().documentMargin()) + margins.top() + margins.bottom() + 4)
 
 
 class Composer(QWidget):
