@@ -100,6 +100,13 @@ def read_into(proc: subprocess.Popen[str], trace: Trace) -> threading.Thread:
     return thread
 
 
+def wait_until_streaming(proc: subprocess.Popen[str], trace: Trace, what: str = "the app") -> None:
+    deadline = time.monotonic() + 30
+    while not trace.progress and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    assert trace.progress, f"{what} never streamed (exit {proc.poll()}): {trace.lines[-5:]}"
+
+
 def test_kill_9_while_streaming_loses_at_most_a_second(tmp_path: Path, tiny_model: Path) -> None:
     data = tmp_path / "data"
     database = data / "conversations.sqlite3"
@@ -116,10 +123,7 @@ def test_kill_9_while_streaming_loses_at_most_a_second(tmp_path: Path, tiny_mode
         proc = start_app(data, tiny_model, env)
         reader = read_into(proc, trace)
         try:
-            deadline = time.monotonic() + 30
-            while not trace.progress and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.02)
-            assert trace.progress, f"the app never streamed (exit {proc.poll()}): {trace.lines[-5:]}"
+            wait_until_streaming(proc, trace)
             time.sleep(rng.uniform(0.0, 2.5))
             killed_at = time.time()
             os.killpg(proc.pid, signal.SIGKILL)

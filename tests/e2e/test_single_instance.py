@@ -29,7 +29,7 @@ from localmind.engine.fake import FakeEngine
 from localmind.instance import InstanceLock
 from localmind.ui import already_running
 from localmind.ui.i18n import Translations
-from tests.e2e.test_kill_durability import Trace, app_env, read_into, start_app
+from tests.e2e.test_kill_durability import Trace, app_env, read_into, start_app, wait_until_streaming
 
 pytestmark = pytest.mark.slow
 
@@ -61,10 +61,7 @@ def test_a_second_window_leaves_the_first_ones_reply_alone(tmp_path: Path, tiny_
     first = start_app(data, tiny_model, first_env)
     reader = read_into(first, trace)
     try:
-        deadline = time.monotonic() + 30
-        while not trace.progress and time.monotonic() < deadline and first.poll() is None:
-            time.sleep(0.02)
-        assert trace.progress, f"the first window never streamed (exit {first.poll()}): {trace.lines[-5:]}"
+        wait_until_streaming(first, trace, "the first window")
         (reply,) = trace.replies
         assert reply_status(database, reply) == "streaming"
 

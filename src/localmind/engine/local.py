@@ -370,7 +370,7 @@ class LocalEngine:
                 self._cache.text = prompt[:end]
                 self._cache.mark()
         except Exception as exc:
-            self._safe_reset()
+            self._rewind(0, 0)
             yield TurnFinished(
                 FinishReason.ERROR, stats(0, None, 0.0), error=f"The model failed while reading the prompt: {exc}"
             )
@@ -426,13 +426,9 @@ class LocalEngine:
                 # Text and tokens do not line up at the end (a character split across tokens): forget the reply.
                 self._rewind(len(prompt), self._cache.token_marks[-1])
         else:
-            self._safe_reset()
+            self._rewind(0, 0)
         decode_s = time.perf_counter() - first_token_at if first_token_at else 0.0
         yield TurnFinished(reason, stats(len(generated), first_token_at, decode_s), error=error)
-
-    def _safe_reset(self) -> None:
-        self._generator = None
-        self._cache = _Cache()
 
 
 __all__ = ["DEFAULT_CONTEXT_BUDGET", "FALLBACK_TEMPLATE", "LocalEngine"]
