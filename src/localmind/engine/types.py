@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -114,9 +114,6 @@ class ModelLoadError(UserFacingError):
 
 class PromptTooLongError(EngineError):
     """A single message does not fit in the context budget."""
-
-
-CancelCheck = Callable[[], bool]
 
 
 class ChatEngine(Protocol):
