@@ -1,7 +1,7 @@
 """The UI language: Qt translation files, chosen by the user's setting or the OS.
 
 Source strings are English. ``resources/translations/localmind_<lang>.ts`` is the
-translators' file (kept in git); the ``.qm`` Qt loads is compiled from it with
+translators' file (kept in git), and a feature may keep its own ``<feature>_<lang>.ts`` beside it; the ``.qm`` Qt loads is compiled from it with
 ``pyside6-lrelease`` at build or test time (``python -m localmind.ui.i18n``), and,
 in a source checkout, whenever the ``.ts`` is newer — so a fresh clone works.
 
@@ -79,6 +79,18 @@ def compile_translations(directory: Path | None = None, *, force: bool = False) 
     return written
 
 
+def translation_files(language: str, directory: Path | None = None) -> list[str]:
+    """The compiled files for ``language``: ``localmind_<lang>`` first, then any feature's ``<feature>_<lang>``."""
+    directory = directory or translations_dir()
+    names = [f"localmind_{language}"]
+    names += sorted(
+        qm.stem
+        for qm in directory.glob(f"*_{language}.qm")
+        if qm.stem not in names and qm.stem.endswith(f"_{language}")
+    )
+    return names
+
+
 def current_language() -> str:
     """The UI language in use ("en" or one we ship), for content that is not a Qt string (catalog texts)."""
     return _instance.language if _instance is not None else "en"
@@ -107,9 +119,11 @@ class Translations(QObject):
         loaded: list[QTranslator] = []
         if language != "en":
             compile_translations()
-            ours = QTranslator(self)
-            if ours.load(f"localmind_{language}", str(translations_dir())):
-                loaded.append(ours)
+            # localmind_<lang>.ts holds the core strings; a feature may keep its own <feature>_<lang>.ts beside it.
+            for name in translation_files(language):
+                ours = QTranslator(self)
+                if ours.load(name, str(translations_dir())):
+                    loaded.append(ours)
             qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
             qt = QTranslator(self)
             # Qt's own strings: standard buttons (OK, Cancel), the file dialog, context menus of text fields.
