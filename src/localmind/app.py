@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
-from localmind import APP_NAME, __version__, app_hooks, paths
+from localmind import APP_NAME, __version__, paths
 from localmind.core import transfer
 from localmind.core.conversations import Conversation, Message
 from localmind.core.store import ConversationStore
@@ -47,6 +47,7 @@ from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
 from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
 from localmind.workers.inference import InferenceService
+from localmind.workers.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,7 @@ class LocalMind(QObject):
         self.translations = Translations.for_app(qapp)
         self.translations.apply(self.settings.language)
         self.store = store if store is not None else ConversationStore()
+        self.tasks = TaskRunner(self)  # every slow job off the GUI thread; drained at shutdown
         self.service = InferenceService(engine_factory)
         self.session = ChatSession(self.store, self.service, self.settings)
         self.conversations = ConversationListModel()
@@ -183,9 +185,10 @@ class LocalMind(QObject):
         def build() -> QWidget:
             # Imported on first use: the page pulls in the Hub client, which the chat alone does not need.
             from localmind.ui.model_manager import ModelManagerPage
+            from localmind.workers.download import DownloadController
 
             device = self.settings.device if self.settings.device != "auto" else "cpu"
-            page = ModelManagerPage(device=device)
+            page = ModelManagerPage(device=device, controller=DownloadController(runner=self.tasks))
             page.load_requested.connect(self._load_from_manager)
             return page
 
@@ -362,12 +365,17 @@ class LocalMind(QObject):
         )
         if not target:
             return
-        try:
-            count = self.export_conversations(ids, fmt, Path(target))
-        except UserFacingError as exc:
-            self.window.show_error(self.tr("Export failed."), str(exc))
-            return
-        self.window.show_notice(self.tr("Exported {count} chat(s) to {path}.").format(count=count, path=target))
+
+        def done(count: int) -> None:
+            self.window.show_notice(self.tr("Exported {count} chat(s) to {path}.").format(count=count, path=target))
+
+        # Off the GUI thread: thousands of chats take a while to write (the store is thread-safe).
+        self.tasks.start(
+            lambda _ctx: self.export_conversations(ids, fmt, Path(target)),
+            key=f"export:{target}",
+            on_success=done,
+            on_failure=lambda exc: self._task_failed(self.tr("Export failed."), exc),
+        )
 
     def _ask_import(self) -> None:
         source, _ = QFileDialog.getOpenFileName(
@@ -375,12 +383,24 @@ class LocalMind(QObject):
         )
         if not source:
             return
-        try:
-            imported = self.import_conversations(Path(source))
-        except UserFacingError as exc:
-            self.window.show_error(self.tr("Import failed."), str(exc))
-            return
-        self.window.show_notice(self.tr("Imported {count} chat(s).").format(count=len(imported)))
+
+        def done(imported: list[Conversation]) -> None:
+            self.reload_conversations()
+            if imported:
+                self.open_conversation(imported[0].id)
+            self.window.show_notice(self.tr("Imported {count} chat(s).").format(count=len(imported)))
+
+        self.tasks.start(
+            lambda _ctx: transfer.import_file(self.store, Path(source)),
+            key=f"import:{source}",
+            on_success=done,
+            on_failure=lambda exc: self._task_failed(self.tr("Import failed."), exc),
+        )
+
+    def _task_failed(self, title: str, exc: BaseException) -> None:
+        if not isinstance(exc, UserFacingError):
+            raise exc  # a bug: the crash handler shows it
+        self.window.show_error(title, str(exc))
 
     # -- settings -------------------------------------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
@@ -440,10 +460,8 @@ class LocalMind(QObject):
             return
         self._shut_down = True
         self.session.shutdown()
-        manager = self.window.model_manager
-        controller = getattr(manager, "controller", None)
-        if controller is not None:
-            controller.shutdown()  # downloads in progress pause and resume at the next start
+        # Every background task stops together, against one deadline; downloads pause and resume at the next start.
+        self.tasks.shutdown()
         self.service.shutdown()
         if self.owns_data_folder:
             try:
@@ -463,8 +481,9 @@ def create_app(
     owns_data_folder: bool = True,
 ) -> LocalMind:
     """Build the whole app for one window (QApplication included); the caller shows ``.window``."""
-    if engine_factory is None:
-        engine_factory = app_hooks.slowed_engine_factory()
+    hooks = _test_hooks()
+    if engine_factory is None and hooks is not None:
+        engine_factory = hooks.slowed_engine_factory()
     mind = LocalMind(
         model_dir=model_dir,
         engine_factory=engine_factory,
@@ -476,6 +495,17 @@ def create_app(
     # The window keeps its app object alive: whoever holds the window holds everything.
     mind.setParent(mind.window)
     return mind
+
+
+def _test_hooks() -> Any:
+    """The end-to-end tests' switches (localmind/app_hooks.py), or ``None``: the frozen app does not ship them."""
+    if getattr(sys, "frozen", False):
+        return None
+    try:
+        from localmind import app_hooks
+    except ImportError:
+        return None
+    return app_hooks if app_hooks.active() else None
 
 
 def create_main_window(args: argparse.Namespace | None = None, **kwargs: Any) -> MainWindow:
@@ -517,7 +547,9 @@ def run_gui(args: argparse.Namespace) -> int:
 def _run_window(args: argparse.Namespace) -> int:
     app = create_application()
     mind = create_app(getattr(args, "model", None))
-    app_hooks.install(mind)
+    hooks = _test_hooks()
+    if hooks is not None:
+        hooks.install(mind)
     mind.window.show()
 
     # Ctrl+C in the terminal and SIGTERM at logout close the window properly (the reply in progress is saved).

@@ -1,14 +1,22 @@
-"""Hidden switches for the kill-durability test (tests/e2e/test_kill_durability.py); not for users.
+"""Hidden switches for the end-to-end tests (tests/e2e/test_kill_durability.py and others); not for users.
 
 Set in the environment of a real ``localmind`` process, they make it chat on its
 own with a slowed model and report what it committed and streamed, so a test can
 kill it mid-reply and check what survived.
+
+They are honoured only by a source checkout that is explicitly asked to:
+``LOCALMIND_TEST_HOOKS=1`` and this module loaded from ``<checkout>/src/localmind``
+(an editable install), never by a frozen app (which does not even ship this module)
+nor by an installed wheel. Otherwise anything that can set the environment of a
+user's LocalMind could make it write every conversation to a file of its choice
+(``LOCALMIND_TEST_REPORT``) or send messages on its own (``LOCALMIND_TEST_AUTOCHAT``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -29,10 +37,29 @@ from localmind.engine.types import (
 if TYPE_CHECKING:
     from localmind.app import LocalMind
 
+ENV_ENABLE = "LOCALMIND_TEST_HOOKS"  # "1": honour the switches below (a source checkout only)
 ENV_AUTOCHAT = "LOCALMIND_TEST_AUTOCHAT"  # send this prompt, and again whenever a reply ends
 ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each piece of text (a slow model)
 ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
 ENV_REPORT = "LOCALMIND_TEST_REPORT"  # write what the window shows to this JSON file once started, then quit
+
+
+def _package_dir() -> Path:
+    return Path(__file__).resolve().parent
+
+
+def running_from_checkout(package_dir: Path | None = None) -> bool:
+    """Whether ``localmind`` is imported from a source checkout: ``<root>/src/localmind`` beside ``<root>/pyproject.toml``."""
+    package = package_dir or _package_dir()
+    root = package.parent.parent
+    return package.parent.name == "src" and (root / "pyproject.toml").is_file() and (root / "tests").is_dir()
+
+
+def active() -> bool:
+    """True only in a source checkout, not frozen, with ``LOCALMIND_TEST_HOOKS=1``."""
+    if getattr(sys, "frozen", False):
+        return False
+    return os.environ.get(ENV_ENABLE) == "1" and running_from_checkout()
 
 
 class SlowedEngine:
@@ -67,7 +94,7 @@ class SlowedEngine:
 def slowed_engine_factory() -> Callable[[], ChatEngine] | None:
     """The engine process behind a delay when ``ENV_TOKEN_DELAY`` is set, else ``None`` (the default engine)."""
     delay = os.environ.get(ENV_TOKEN_DELAY)
-    if not delay:
+    if not delay or not active():
         return None
 
     def build() -> ChatEngine:
@@ -79,6 +106,8 @@ def slowed_engine_factory() -> Callable[[], ChatEngine] | None:
 
 
 def install(mind: LocalMind) -> None:
+    if not active():
+        return
     prompt = os.environ.get(ENV_AUTOCHAT)
     trace = bool(os.environ.get(ENV_TRACE))
     report = os.environ.get(ENV_REPORT)

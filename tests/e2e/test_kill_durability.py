@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from localmind.app_hooks import ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
+from localmind.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
 from localmind.core.store import ConversationStore
 from tests.helpers.tiny_model import REPLIES
 
@@ -70,7 +70,8 @@ class Trace:
 
 def app_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCALMIND_")}
-    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO / "src"), **extra)
+    # The test switches work only in a source checkout that asks for them (ENV_ENABLE).
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO / "src"), **{ENV_ENABLE: "1"}, **extra)
     return env
 
 

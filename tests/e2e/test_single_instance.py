@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from localmind import paths
 from localmind.app import create_main_window, run_gui
-from localmind.app_hooks import ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
+from localmind.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
 from localmind.core.store import ConversationStore
 from localmind.engine.fake import FakeEngine
 from localmind.instance import InstanceLock
@@ -122,6 +122,7 @@ def test_with_a_display_the_second_start_shows_a_message_box(
 
     monkeypatch.setattr(already_running, "has_display", lambda: True)
     monkeypatch.setenv(ENV_REPORT, str(data_dir / "report.json"))  # a window opened by mistake closes itself
+    monkeypatch.setenv(ENV_ENABLE, "1")
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
     (data_dir / "settings.json").write_text(json.dumps({"language": "zh_CN"}), encoding="utf-8")
     holder = InstanceLock(paths.ensure_data_dir())

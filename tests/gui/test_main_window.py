@@ -278,16 +278,19 @@ def test_export_and_import_round_trip_through_the_window(
     target = tmp_path / "chats.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(target), ""))
-    mind.window.sidebar.export_json_action.trigger()
+    with qtbot.waitSignal(mind.tasks.task_finished, timeout=10_000):  # written in the background
+        mind.window.sidebar.export_json_action.trigger()
     assert target.is_file() and "keep this 你好" in target.read_text(encoding="utf-8")
-    mind.window.sidebar.import_action.trigger()
+    with qtbot.waitSignal(mind.tasks.task_finished, timeout=10_000):
+        mind.window.sidebar.import_action.trigger()
     conversations = mind.store.list_conversations()
     assert len(conversations) == 2
     assert mind.session.conversation_id != conversations[1].id  # the imported copy is open
     assert stored(mind) == original
     markdown = tmp_path / "chat.md"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(markdown), ""))
-    mind.window.sidebar.export_requested.emit(mind.session.conversation_id, "md")
+    with qtbot.waitSignal(mind.tasks.task_finished, timeout=10_000):
+        mind.window.sidebar.export_requested.emit(mind.session.conversation_id, "md")
     assert "## You" in markdown.read_text(encoding="utf-8")
 
 

@@ -532,7 +532,7 @@ class ModelManagerPage(QWidget):
         self._requests[key] = request
         row.detail.setText(self.tr("Starting…"))
         row.set_running(True)
-        self.controller.start_download(key, request, secrets.get_token())
+        self.controller.start_download(key, request, secrets.get_token)  # asked in the worker: the keyring may block
         self.show_message("")
         return key
 
@@ -629,8 +629,8 @@ class ModelManagerPage(QWidget):
         self.repo_folders.setEnabled(False)
         self.repo_download.setEnabled(False)
         self.show_message(self.tr("Looking up {repo}…").format(repo=repo))
-        token = secrets.get_token()
-        self.controller.run_task("list-repo", lambda: list_repo(repo, token=token, settings=self._settings))
+        settings = self._settings  # the keyring is asked in the worker thread: it may block
+        self.controller.run_task("list-repo", lambda: list_repo(repo, token=secrets.get_token(), settings=settings))
 
     def _show_listing(self, listing: RepoListing) -> None:
         self._listing = listing

@@ -1,8 +1,10 @@
 """Downloads and other slow model-manager work (verify, import, Hub listing) off the GUI thread.
 
-Each job runs in its own QThread. Results come back as queued signals; pause
-and cancel go straight to the job's thread-safe control (a queued signal could
-not reach a thread that is busy downloading).
+The jobs run as tasks of a :class:`~localmind.workers.tasks.TaskRunner` (the
+app's, so they are drained at shutdown together with every other task, against
+one deadline). Results come back as queued signals; pause and cancel go straight
+to the job's thread-safe control (a queued signal could not reach a thread that
+is busy downloading).
 """
 
 from __future__ import annotations
@@ -11,12 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from localmind.core.hub import (
     AuthRequiredError,
     DownloadJob,
-    DownloadProgress,
     DownloadRequest,
     DownloadStopped,
     HubSettings,
@@ -24,6 +25,7 @@ from localmind.core.hub import (
     TransferControl,
 )
 from localmind.errors import UserFacingError
+from localmind.workers.tasks import CANCEL, TaskCancelled, TaskContext, TaskRunner
 
 # Kinds of failure, so the page can offer the right next step.
 FAILURE_AUTH = "auth"
@@ -47,65 +49,20 @@ def _failure(exc: BaseException) -> Failure:
     return Failure(f"Unexpected error: {type(exc).__name__}: {exc}")
 
 
-class DownloadWorker(QObject):
-    """Runs one :class:`DownloadJob` in its thread. Every signal carries the job's key."""
-
-    progress = Signal(str, object)  # key, DownloadProgress
-    succeeded = Signal(str, object)  # key, InstalledModel
-    failed = Signal(str, object)  # key, Failure
-    stopped = Signal(str, str)  # key, "pause" or "cancel"
-    done = Signal()
-
-    def __init__(self, key: str, request: DownloadRequest, token: str | None, settings: HubSettings | None) -> None:
-        super().__init__()
-        self.key = key
-        self.control = TransferControl()
-        self._job = DownloadJob(request, token=token, settings=settings, control=self.control, on_progress=self._report)
-
-    def _report(self, progress: DownloadProgress) -> None:
-        self.progress.emit(self.key, progress)
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            self.succeeded.emit(self.key, self._job.run())
-        except DownloadStopped as stop:
-            self.stopped.emit(self.key, stop.reason)
-        except Exception as exc:
-            self.failed.emit(self.key, _failure(exc))
-        finally:
-            self.done.emit()
-
-
-class TaskWorker(QObject):
-    """Runs one callable in its thread (verify, import, listing a repo)."""
-
-    succeeded = Signal(str, object)  # key, result
-    failed = Signal(str, object)  # key, Failure
-    done = Signal()
-
-    def __init__(self, key: str, task: Callable[[], Any]) -> None:
-        super().__init__()
-        self.key = key
-        self._task = task
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            self.succeeded.emit(self.key, self._task())
-        except Exception as exc:
-            self.failed.emit(self.key, _failure(exc))
-        finally:
-            self.done.emit()
+Token = str | None | Callable[[], str | None]  # a callable is asked in the worker thread (the keyring may block)
 
 
 class DownloadController(QObject):
     """Starts and tracks the page's background jobs, by key. Lives in the GUI thread.
 
+    Args:
+        settings: Hub settings for downloads and listings.
+        runner: the app's task runner; by default one of its own (which :meth:`shutdown` then drains).
+
     Signals:
         progress(key, DownloadProgress), download_succeeded(key, InstalledModel),
         download_failed(key, Failure), download_stopped(key, reason),
-        task_succeeded(key, result), task_failed(key, Failure).
+        task_succeeded(key, result), task_failed(key, Failure), task_cancelled(key, reason).
     """
 
     progress = Signal(str, object)
@@ -114,90 +71,98 @@ class DownloadController(QObject):
     download_stopped = Signal(str, str)
     task_succeeded = Signal(str, object)
     task_failed = Signal(str, object)
+    task_cancelled = Signal(str, str)
 
-    def __init__(self, settings: HubSettings | None = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self, settings: HubSettings | None = None, parent: QObject | None = None, *, runner: TaskRunner | None = None
+    ) -> None:
         super().__init__(parent)
         self.settings = settings
-        self._threads: dict[str, tuple[QThread, DownloadWorker | TaskWorker]] = {}
-        self._finishing: list[tuple[QThread, DownloadWorker | TaskWorker]] = []
+        self._owns_runner = runner is None
+        self.runner = runner if runner is not None else TaskRunner(self)
+        self._keys: set[str] = set()
 
     def is_running(self, key: str) -> bool:
-        return key in self._threads
+        return key in self._keys and self.runner.is_running(key)
 
     def running(self) -> list[str]:
-        return list(self._threads)
+        return [key for key in self.runner.running() if key in self._keys]
 
-    def start_download(self, key: str, request: DownloadRequest, token: str | None = None) -> bool:
-        if key in self._threads:
-            return False
-        worker = DownloadWorker(key, request, token, self.settings)
-        # Release the key first, so a slot reacting to the outcome may start the same download again at once.
-        for outcome in (worker.succeeded, worker.failed, worker.stopped):
-            outcome.connect(self._on_worker_done)
-        # Signal to signal: delivered queued in this (the GUI) thread, then passed on.
-        worker.progress.connect(self.progress)
-        worker.succeeded.connect(self.download_succeeded)
-        worker.failed.connect(self.download_failed)
-        worker.stopped.connect(self.download_stopped)
-        self._start(key, worker)
-        return True
+    def start_download(self, key: str, request: DownloadRequest, token: Token = None) -> bool:
+        settings = self.settings
+
+        def download(ctx: TaskContext) -> Any:
+            control = TransferControl()
+            # A user's cancel deletes the partial files; a pause, or the app closing, keeps them to resume.
+            ctx.on_cancel(lambda reason: control.cancel() if reason == CANCEL else control.pause())
+            secret = token() if callable(token) else token
+            job = DownloadJob(
+                request,
+                token=secret,
+                settings=settings,
+                control=control,
+                on_progress=lambda p: ctx.progress(p),
+            )
+            try:
+                return job.run()
+            except DownloadStopped as stop:
+                raise TaskCancelled(stop.reason) from None
+
+        return self._start(
+            key,
+            download,
+            on_success=lambda model: self.download_succeeded.emit(key, model),
+            on_failure=lambda exc: self.download_failed.emit(key, _failure(exc)),
+            on_progress=lambda p: self.progress.emit(key, p),
+            on_cancelled=lambda reason: self.download_stopped.emit(key, reason),
+        )
 
     def run_task(self, key: str, task: Callable[[], Any]) -> bool:
-        if key in self._threads:
+        """Run ``task()`` in the background; it cannot be stopped once started (use :meth:`run_cancellable`)."""
+        return self.run_cancellable(key, lambda _ctx: task())
+
+    def run_cancellable(self, key: str, task: Callable[[TaskContext], Any]) -> bool:
+        """Run ``task(context)``; :meth:`cancel` makes ``context.check()`` raise, which ends in ``task_cancelled``."""
+        return self._start(
+            key,
+            task,
+            on_success=lambda result: self.task_succeeded.emit(key, result),
+            on_failure=lambda exc: self.task_failed.emit(key, _failure(exc)),
+            on_cancelled=lambda reason: self.task_cancelled.emit(key, reason),
+        )
+
+    def _start(self, key: str, fn: Callable[[TaskContext], Any], **callbacks: Any) -> bool:
+        def forget(callback: Callable[..., None]) -> Callable[..., None]:
+            def call(*args: Any) -> None:
+                self._keys.discard(key)  # released first: a slot may start the same key again at once
+                callback(*args)
+
+            return call
+
+        for name in ("on_success", "on_failure", "on_cancelled"):
+            callbacks[name] = forget(callbacks[name])
+        task = self.runner.start(fn, key=key, **callbacks)
+        if task is None:
             return False
-        worker = TaskWorker(key, task)
-        for outcome in (worker.succeeded, worker.failed):
-            outcome.connect(self._on_worker_done)
-        worker.succeeded.connect(self.task_succeeded)
-        worker.failed.connect(self.task_failed)
-        self._start(key, worker)
+        self._keys.add(key)
         return True
 
-    def _start(self, key: str, worker: DownloadWorker | TaskWorker) -> None:
-        thread = QThread(self)
-        thread.setObjectName(f"model-manager-{key}")
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.done.connect(thread.quit)
-        thread.finished.connect(self._on_thread_finished)
-        self._threads[key] = (thread, worker)
-        thread.start()
-
-    @Slot()
-    def _on_worker_done(self) -> None:
-        worker = self.sender()
-        for key, entry in list(self._threads.items()):
-            if entry[1] is worker:
-                del self._threads[key]
-                self._finishing.append(entry)
-
-    @Slot()
-    def _on_thread_finished(self) -> None:
-        thread = self.sender()
-        for key, entry in list(self._threads.items()):
-            if entry[0] is thread:
-                del self._threads[key]
-                self._finishing.append(entry)
-        for entry in [e for e in self._finishing if e[0] is thread]:
-            self._finishing.remove(entry)
-            entry[1].deleteLater()
-            entry[0].deleteLater()
-
     def pause(self, key: str) -> None:
-        entry = self._threads.get(key)
-        if entry is not None and isinstance(entry[1], DownloadWorker):
-            entry[1].control.pause()
+        if key in self._keys:
+            self.runner.cancel(key, "pause")
 
     def cancel(self, key: str) -> None:
-        entry = self._threads.get(key)
-        if entry is not None and isinstance(entry[1], DownloadWorker):
-            entry[1].control.cancel()
+        if key in self._keys:
+            self.runner.cancel(key, CANCEL)
 
-    def shutdown(self, timeout_ms: int = 10_000) -> None:
-        """Pause every download (they resume at the next start) and wait for the threads to end."""
-        for _thread, worker in list(self._threads.values()):
-            if isinstance(worker, DownloadWorker):
-                worker.control.pause()
-        for thread, _worker in [*self._threads.values(), *self._finishing]:
-            thread.quit()
-            thread.wait(timeout_ms)
+    def shutdown(self, timeout_ms: int = 5_000) -> None:
+        """Pause every download (they resume at the next start) and stop the other jobs.
+
+        With its own runner, waits for all of them together, at most ``timeout_ms``; with the app's
+        runner, the app's shutdown does the waiting (one deadline for every task of the app).
+        """
+        if self._owns_runner:
+            self.runner.shutdown(timeout_ms / 1000)
+            return
+        for key in list(self._keys):
+            self.runner.cancel(key, "pause")

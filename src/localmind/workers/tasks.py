@@ -1,0 +1,337 @@
+"""One way to run slow work off the GUI thread: cancellable, reporting progress, drained at shutdown.
+
+Every slow thing the window starts (a download, verifying or importing a model,
+looking up a repository, exporting or importing chats, asking the keyring,
+indexing documents) goes through a :class:`TaskRunner`::
+
+    runner.start(
+        lambda ctx: verify_model(model_id),
+        key=f"verify:{model_id}",
+        on_success=show_report,      # called on the GUI thread with the function's result
+        on_failure=show_error,       # called on the GUI thread with the exception
+        on_progress=update_bar,      # the latest value passed to ctx.progress(), on the GUI thread
+        on_cancelled=forget,         # ctx.cancelled was honoured (TaskCancelled was raised)
+    )
+
+The function runs in its own (daemon) thread and never touches a widget: it
+gets a :class:`TaskContext` to report progress and to notice a cancel. All
+callbacks run on the thread the runner lives in (the GUI thread), queued, so a
+callback may start another task with the same key.
+
+Why plain threads and not one QThread per job: at shutdown every task is asked
+to stop at once and the runner waits for all of them against ONE deadline; a
+task that does not stop in time is abandoned (its thread is a daemon, so the
+process still exits), whereas a QThread still running when Qt tears down aborts
+the process. Signals emitted from a Python thread are delivered queued like any other.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CANCEL = "cancel"  # the user asked
+SHUTDOWN = "shutdown"  # the app is closing
+
+DEFAULT_SHUTDOWN_DEADLINE_S = 5.0
+
+
+class TaskCancelled(Exception):
+    """Raised inside a task to end it because a cancel was requested (:meth:`TaskContext.check` does it)."""
+
+    def __init__(self, reason: str = CANCEL) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A convenient progress value: ``done`` of ``total`` (0 when unknown), and a line of text."""
+
+    done: float = 0.0
+    total: float = 0.0
+    text: str = ""
+
+
+class TaskContext:
+    """Handed to the task's function, in its thread: progress out, cancel in. Thread-safe."""
+
+    def __init__(self, key: str, send_progress: Callable[[object], None]) -> None:
+        self.key = key
+        self._send_progress = send_progress
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._reason = ""
+        self._hooks: list[Callable[[str], None]] = []
+
+    # -- cancel ---------------------------------------------------------------------------------------------------
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    @property
+    def reason(self) -> str:
+        """Why the task was asked to stop: :data:`CANCEL`, :data:`SHUTDOWN` or a caller's own word ("pause")."""
+        return self._reason
+
+    def check(self) -> None:
+        """Raise :class:`TaskCancelled` if a cancel was requested; call it between steps of the work."""
+        if self._event.is_set():
+            raise TaskCancelled(self._reason)
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` unless cancelled first (then raise :class:`TaskCancelled`)."""
+        if self._event.wait(seconds):
+            raise TaskCancelled(self._reason)
+
+    def on_cancel(self, hook: Callable[[str], None]) -> None:
+        """Call ``hook(reason)`` when a cancel is requested (at once if it already was), from the cancelling thread.
+
+        For work that blocks where it cannot poll: closing a socket, or passing the stop on to a
+        library's own control (a download's pause or cancel).
+        """
+        with self._lock:
+            already = self._event.is_set()
+            if not already:
+                self._hooks.append(hook)
+        if already:
+            hook(self._reason)
+
+    def request_cancel(self, reason: str) -> None:
+        with self._lock:
+            if self._event.is_set():
+                return  # the first reason stands
+            self._reason = reason
+            self._event.set()
+            hooks = list(self._hooks)
+        for hook in hooks:
+            try:
+                hook(reason)
+            except Exception:  # a failing hook must not keep the others from running
+                log.exception("A cancel hook of task %s failed", self.key)
+
+    # -- progress -------------------------------------------------------------------------------------------------
+    def progress(self, value: object) -> None:
+        """Report progress; the GUI sees the latest value (intermediate ones may be skipped when it is busy)."""
+        self._send_progress(value)
+
+
+class Task(Generic[T]):
+    """A running (or finished) task, as the GUI thread sees it."""
+
+    def __init__(self, key: str, context: TaskContext) -> None:
+        self.key = key
+        self.context = context
+        self.state = "running"  # then "succeeded", "failed" or "cancelled"
+        self.thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    def cancel(self, reason: str = CANCEL) -> None:
+        self.context.request_cancel(reason)
+
+
+class _Bridge(QObject):
+    """Carries closures from worker threads to the thread this object lives in."""
+
+    deliver = Signal(object)
+
+    def __init__(self, parent: QObject | None) -> None:
+        super().__init__(parent)
+        # Queued even when emitted from this thread: a callback never runs inside the code that caused it.
+        self.deliver.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object)
+    def _run(self, call: Callable[[], None]) -> None:
+        call()
+
+
+class TaskRunner(QObject):
+    """Starts tasks in threads, delivers their outcomes on its own thread, and drains them at shutdown.
+
+    Signals:
+        task_started(str): a task with this key started.
+        task_finished(str, str): a task ended: its key and its final state.
+    """
+
+    task_started = Signal(str)
+    task_finished = Signal(str, str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = _Bridge(self)
+        self._lock = threading.Lock()
+        self._tasks: dict[str, Task[Any]] = {}
+        self._closed = False
+        self._counter = 0
+
+    # -- starting and looking up ----------------------------------------------------------------------------------
+    def start(
+        self,
+        fn: Callable[[TaskContext], T],
+        *,
+        key: str | None = None,
+        on_success: Callable[[T], None] | None = None,
+        on_failure: Callable[[BaseException], None] | None = None,
+        on_progress: Callable[[Any], None] | None = None,
+        on_cancelled: Callable[[str], None] | None = None,
+    ) -> Task[T] | None:
+        """Run ``fn(context)`` in a new thread. Returns ``None`` when a task with ``key`` is running or the runner is shut down.
+
+        Exactly one of ``on_success``, ``on_failure`` or ``on_cancelled`` is then called on this object's thread. A
+        task that fails with no ``on_failure`` goes to ``sys.excepthook`` (the crash log): nobody expected it to fail.
+        """
+        with self._lock:
+            if self._closed:
+                return None
+            if key is None:
+                self._counter += 1
+                key = f"task-{self._counter}"
+            if key in self._tasks:
+                return None
+            progress_box = _LatestValue(self._bridge, on_progress, lambda: self._closed)
+            context = TaskContext(key, progress_box.send)
+            task: Task[T] = Task(key, context)
+            self._tasks[key] = task
+
+        def finish(state: str, deliver: Callable[[], None]) -> None:
+            def on_gui_thread() -> None:
+                task.state = state
+                with self._lock:
+                    if self._tasks.get(task.key) is task:
+                        del self._tasks[task.key]  # released first: the callback may start the same key again
+                    closed = self._closed
+                if closed:
+                    return  # the app is closing: whatever would show the outcome may be gone
+                progress_box.flush()
+                try:
+                    deliver()
+                finally:
+                    self.task_finished.emit(task.key, state)
+
+            self._bridge.deliver.emit(on_gui_thread)
+
+        def body() -> None:
+            try:
+                result = fn(context)
+            except TaskCancelled as stop:
+                reason = stop.reason or context.reason or CANCEL
+                finish("cancelled", lambda: on_cancelled(reason) if on_cancelled else None)
+            except BaseException as exc:  # every failure is delivered, none may vanish in the thread
+                error = exc  # ``exc`` is unbound when the except block ends; the lambda runs later
+                finish("failed", lambda: _deliver_failure(task.key, error, on_failure))
+            else:
+                finish("succeeded", lambda: on_success(result) if on_success else None)
+
+        thread = threading.Thread(target=body, name=f"localmind-task:{key}", daemon=True)
+        task.thread = thread
+        thread.start()
+        self.task_started.emit(key)
+        return task
+
+    def get(self, key: str) -> Task[Any] | None:
+        with self._lock:
+            return self._tasks.get(key)
+
+    def is_running(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def running(self) -> list[str]:
+        with self._lock:
+            return list(self._tasks)
+
+    def cancel(self, key: str, reason: str = CANCEL) -> bool:
+        """Ask the task to stop; returns whether one was running. Its ``on_cancelled`` comes when it has stopped."""
+        task = self.get(key)
+        if task is None:
+            return False
+        task.cancel(reason)
+        return True
+
+    # -- shutdown -------------------------------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def shutdown(self, deadline_s: float = DEFAULT_SHUTDOWN_DEADLINE_S) -> list[str]:
+        """Cancel every task (reason :data:`SHUTDOWN`) and wait for all of them together, at most ``deadline_s``.
+
+        Returns the keys of tasks still running at the deadline (abandoned: their threads are daemons).
+        No callback runs after this. Idempotent.
+        """
+        with self._lock:
+            self._closed = True
+            tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel(SHUTDOWN)
+        deadline = time.monotonic() + max(0.0, deadline_s)
+        for task in tasks:
+            if task.thread is not None:
+                task.thread.join(max(0.0, deadline - time.monotonic()))
+        left = [t.key for t in tasks if t.thread is not None and t.thread.is_alive()]
+        if left:
+            log.warning("Left %d background task(s) running at exit: %s", len(left), ", ".join(left))
+        return left
+
+
+class _LatestValue:
+    """Progress from a worker thread: only the newest value is kept, and at most one delivery is queued."""
+
+    def __init__(self, bridge: _Bridge, callback: Callable[[Any], None] | None, closed: Callable[[], bool]) -> None:
+        self._bridge = bridge
+        self._closed = closed
+        self._callback = callback
+        self._lock = threading.Lock()
+        self._value: object = None
+        self._pending = False
+
+    def send(self, value: object) -> None:
+        if self._callback is None:
+            return
+        with self._lock:
+            self._value = value
+            if self._pending:
+                return
+            self._pending = True
+        self._bridge.deliver.emit(self.flush)
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._pending:
+                return
+            value, self._pending = self._value, False
+        if self._callback is not None and not self._closed():
+            self._callback(value)
+
+
+def _deliver_failure(key: str, exc: BaseException, on_failure: Callable[[BaseException], None] | None) -> None:
+    if on_failure is not None:
+        on_failure(exc)
+        return
+    log.error("Background task %s failed and nobody handles it", key)
+    sys.excepthook(type(exc), exc, exc.__traceback__)
+
+
+__all__ = [
+    "CANCEL",
+    "DEFAULT_SHUTDOWN_DEADLINE_S",
+    "SHUTDOWN",
+    "Progress",
+    "Task",
+    "TaskCancelled",
+    "TaskContext",
+    "TaskRunner",
+]
