@@ -1,23 +1,39 @@
 #!/usr/bin/env bash
 # Make sure the system libraries Qt needs are present.
-#   scripts/system-deps.sh [run|test|window|package]
-# run: Qt's libraries + CJK and emoji fonts; test: adds nsis and desktop-file-utils (the installer tests compile
-# the NSIS script and validate the .desktop file); window: adds Xvfb and the xcb libraries for a real window;
-# package: adds binutils and file (the .deb's Depends are read from the bundle's ELF files).
+#   scripts/system-deps.sh [run|test|window|package]     install what is missing (or say how)
+#   scripts/system-deps.sh --list [run|test|window|package]  print the Debian packages of that set, one a line
+# run: what the window needs on a desktop: Qt's libraries, the xcb libraries of Qt's X11 platform plugin (a fresh
+# Ubuntu/Debian desktop lacks libxcb-cursor0 at least, and Qt then cannot open a window), CJK and emoji fonts;
+# test: Qt's offscreen libraries + fonts, nsis and desktop-file-utils (the installer tests compile the NSIS
+# script and validate the .desktop file); window: test + run + Xvfb and tools for a real window;
+# package: window + binutils and file (the .deb's Depends are read from the bundle's ELF files).
 # On Debian/Ubuntu as root it installs what is missing; elsewhere it prints the exact command to run.
 set -euo pipefail
+list_only=0
+if [ "${1:-}" = --list ]; then
+  list_only=1
+  shift
+fi
 profile=${1:-test}
 
+# Offscreen Qt (the tests): GL, EGL, fontconfig, xkbcommon, D-Bus, GLib.
 debs=(libglib2.0-0 libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 fonts-wqy-microhei fonts-noto-color-emoji)
-if [ "$profile" != run ]; then
-  debs+=(nsis desktop-file-utils)
-fi
-if [ "$profile" = window ] || [ "$profile" = package ]; then
-  debs+=(xvfb x11-utils imagemagick libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
-         libxcb-shape0 libxkbcommon-x11-0 libxcb-xinerama0 libxcb-randr0 libxcb-xfixes0)
-fi
-if [ "$profile" = package ]; then
-  debs+=(binutils file)
+# Qt's xcb platform plugin (libqxcb.so, libQt6XcbQpa.so.6) links these directly; tests/packaging/test_system_deps.py
+# checks the list against the plugin of the PySide6 installed. Without icccm4/keysyms1 Qt aborts with a misleading
+# message about xcb-cursor0.
+xcb=(libxcb1 libx11-6 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
+     libxcb-render0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-randr0 libxcb-xkb1
+     libxcb-xinerama0 libxkbcommon-x11-0)
+case "$profile" in
+  run) debs+=("${xcb[@]}") ;;
+  test) debs+=(nsis desktop-file-utils) ;;
+  window) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick) ;;
+  package) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick binutils file) ;;
+  *) echo "usage: $0 [--list] [run|test|window|package]" >&2; exit 2 ;;
+esac
+if [ "$list_only" = 1 ]; then
+  printf '%s\n' "${debs[@]}"
+  exit 0
 fi
 
 case "$(uname -s)" in
