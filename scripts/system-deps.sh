@@ -5,7 +5,9 @@
 # run: what the window needs on a desktop: Qt's libraries, the xcb libraries of Qt's X11 platform plugin (a fresh
 # Ubuntu/Debian desktop lacks libxcb-cursor0 at least, and Qt then cannot open a window), CJK and emoji fonts;
 # test: Qt's offscreen libraries + fonts, nsis and desktop-file-utils (the installer tests compile the NSIS
-# script and validate the .desktop file); window: test + run + Xvfb and tools for a real window;
+# script and validate the .desktop file), and for the end-to-end tests that type into the real window
+# (tests/helpers/xwindow.py) the xcb libraries, Xvfb, openbox, xdotool, x11-utils and ImageMagick;
+# window: test + run + Xvfb and tools for a real window;
 # package: window + binutils and file (the .deb's Depends are read from the bundle's ELF files).
 # On Debian/Ubuntu as root it installs what is missing; elsewhere it prints the exact command to run.
 set -euo pipefail
@@ -26,9 +28,9 @@ xcb=(libxcb1 libx11-6 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 lib
      libxcb-xinerama0 libxkbcommon-x11-0)
 case "$profile" in
   run) debs+=("${xcb[@]}") ;;
-  test) debs+=(nsis desktop-file-utils) ;;
-  window) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick) ;;
-  package) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick binutils file) ;;
+  test) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool) ;;
+  window) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool) ;;
+  package) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool binutils file) ;;
   *) echo "usage: $0 [--list] [run|test|window|package]" >&2; exit 2 ;;
 esac
 if [ "$list_only" = 1 ]; then

@@ -192,6 +192,10 @@ class MainWindow(QMainWindow):
         self.retranslate()
         self.show_conversation(None, [])
         self.restore_window_state()
+        # The first keys typed go to the message box. Without this Qt focuses the first widget in tab order (the
+        # sidebar's "New chat" button) when the window is activated: it drops letters and a space "clicks" it, which
+        # moved the focus to the box, so the first word of the first message was lost (issue 9.1).
+        self.composer.input.setFocus()
 
     # -- actions and shortcuts ---------------------------------------------------------------------------------
     def _build_actions(self) -> None:
@@ -315,7 +319,9 @@ class MainWindow(QMainWindow):
         self.main_stack.setCurrentWidget(self.manager_holder)
 
     def show_chat(self) -> None:
-        self.main_stack.setCurrentWidget(self.chat_area)
+        if self.main_stack.currentWidget() is not self.chat_area:
+            self.main_stack.setCurrentWidget(self.chat_area)
+            self.composer.input.setFocus()  # back from the model manager: typing goes on in the message box
 
     def copy_text(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)

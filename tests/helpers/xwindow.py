@@ -1,0 +1,334 @@
+"""Drive the real app like a person: Xvfb + openbox, the real ``localmind`` process, real X key events.
+
+qtbot sends events straight to a widget; it cannot see what happens between the X server and Qt (focus, window
+activation, the input method, which widget gets the first key). This harness can::
+
+    with XDisplay() as x:                                   # Xvfb + openbox on a free display
+        app = x.start_app(data_dir, model)                  # `localmind --data-dir D --model M` on that display
+        app.wait_model_loaded()
+        app.activate()                                      # like clicking the window
+        x.type("abc def ghi"); x.key("Return")              # real X key events (xdotool)
+        app.wait_until(lambda: app.messages())              # what the app stored (its SQLite database)
+        x.screenshot(path)                                  # ImageMagick `import -window root`
+
+Everything started here is killed when the ``with`` block ends, also when a test fails. The tools come from
+``scripts/system-deps.sh test``; :func:`require_x` skips only where the platform cannot run X (not Linux) and fails
+with the install command where it could but the tools are missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pytest
+
+TOOLS = ("Xvfb", "openbox", "xdotool", "import")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+def require_x() -> None:
+    """Skip where X cannot run at all; fail (with the fix) where it could but a tool is missing."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip(f"needs an X server (Xvfb) and xdotool; not available on {sys.platform}")
+    missing = missing_tools()
+    if missing:
+        pytest.fail(
+            f"missing {', '.join(missing)}: run scripts/system-deps.sh test (installs xvfb openbox xdotool imagemagick)"
+        )
+
+
+def _free_display() -> int:
+    for number in range(150, 400):
+        if not Path(f"/tmp/.X{number}-lock").exists() and not Path(f"/tmp/.X11-unix/X{number}").exists():
+            return number
+    raise RuntimeError("no free X display number between :150 and :399")
+
+
+def wait_until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition", poll: float = 0.05) -> Any:
+    """Poll ``condition`` until it returns something truthy; return that, or fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(poll)
+
+
+def _stop(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """End a process we started (its whole process group: the app's engine child goes with it)."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+class XDisplay:
+    """Xvfb with the openbox window manager on a free display; starts apps and types into them.
+
+    Args:
+        size: the screen's width and height in pixels.
+        dpi: the screen's dots per inch (144 = a 150 % scale for Qt apps that follow the DPI).
+    """
+
+    def __init__(self, size: tuple[int, int] = (1280, 800), dpi: int = 96) -> None:
+        self.size = size
+        self.dpi = dpi
+        self.display = ""
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self.apps: list[AppWindow] = []
+
+    # -- lifetime ----------------------------------------------------------------------------------------------
+    def __enter__(self) -> XDisplay:
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _spawn(self, argv: Sequence[str], env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            list(argv),
+            env=env if env is not None else self.env(),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: _stop ends it with everything it started
+            **kwargs,
+        )
+        self._procs.append(proc)
+        return proc
+
+    def _start(self) -> None:
+        number = _free_display()
+        self.display = f":{number}"
+        width, height = self.size
+        xvfb = self._spawn(
+            ["Xvfb", self.display, "-screen", "0", f"{width}x{height}x24", "-dpi", str(self.dpi), "-nolisten", "tcp"],
+            env=dict(os.environ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(
+            lambda: xvfb.poll() is not None or Path(f"/tmp/.X11-unix/X{number}").exists(), 10, f"Xvfb on {self.display}"
+        )
+        if xvfb.poll() is not None:
+            raise RuntimeError(f"Xvfb could not start on {self.display} (rc {xvfb.returncode})")
+        wm = self._spawn(["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def wm_ready() -> bool:
+            if wm.poll() is not None:
+                raise RuntimeError(f"openbox exited (rc {wm.returncode})")
+            # openbox sets _NET_SUPPORTING_WM_CHECK on the root window once it manages the screen.
+            out = subprocess.run(
+                ["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env(), capture_output=True, text=True
+            )
+            return "window id" in out.stdout
+
+        if shutil.which("xprop"):
+            wait_until(wm_ready, 10, "openbox to manage the screen")
+        else:
+            time.sleep(1.0)
+
+    def close(self) -> None:
+        """Kill every app, the window manager and Xvfb (newest first). Safe to call twice."""
+        for app in reversed(self.apps):
+            app.close()
+        for proc in reversed(self._procs):
+            _stop(proc)
+        self._procs.clear()
+
+    # -- environment and apps ------------------------------------------------------------------------------------
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LOCALMIND_", "QT_"))}
+        env.update(DISPLAY=self.display, QT_QPA_PLATFORM="xcb", LANG="en_US.UTF-8", PYTHONUNBUFFERED="1")
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "src"), str(REPO), env.get("PYTHONPATH", "")) if p)
+        env.update(extra or {})
+        return env
+
+    def start_app(
+        self,
+        data_dir: Path,
+        model: Path | str | None = None,
+        *,
+        args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> AppWindow:
+        """Start ``localmind --data-dir DATA [--model MODEL] ARGS`` on this display and wait for its window."""
+        argv = [sys.executable, "-m", "localmind", "--data-dir", str(data_dir)]
+        if model is not None:
+            argv += ["--model", str(model)]
+        argv += list(args)
+        log = data_dir.parent / f"{data_dir.name}-app-{len(self.apps)}.log"
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with open(log, "wb") as out:
+            proc = self._spawn(argv, env=self.env(env), stdout=out, stderr=subprocess.STDOUT)
+        app = AppWindow(self, proc, data_dir, log)
+        self.apps.append(app)
+        app.wait_window()
+        return app
+
+    # -- input ---------------------------------------------------------------------------------------------------
+    def xdotool(self, *args: str, timeout: float = 30.0) -> str:
+        result = subprocess.run(
+            ["xdotool", *args], env=self.env(), capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if result.returncode != 0 and "search" not in args[:1]:
+            raise RuntimeError(f"xdotool {' '.join(args)} failed: {result.stderr.strip()}")
+        return result.stdout
+
+    def type(self, text: str, delay_ms: int = 40) -> None:
+        """Type ``text`` with real X key events, ``delay_ms`` between keys, into the focused window."""
+        self.xdotool("type", "--delay", str(delay_ms), "--", text, timeout=30 + len(text) * delay_ms / 1000 * 2)
+
+    def key(self, *keys: str, delay_ms: int = 40) -> None:
+        """Press keys by X keysym name: ``key("Return")``, ``key("ctrl+q")``, ``key("Escape")``."""
+        self.xdotool("key", "--delay", str(delay_ms), *keys)
+
+    def click(self, x: int, y: int, button: int = 1) -> None:
+        """Click at screen coordinates."""
+        self.xdotool("mousemove", "--sync", str(x), str(y))
+        self.xdotool("click", str(button))
+
+    def screenshot(self, path: Path) -> Path:
+        """The whole screen as a PNG (ImageMagick ``import -window root``)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["import", "-display", self.display, "-window", "root", str(path)],
+            env=self.env(),
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+        return path
+
+
+class AppWindow:
+    """One ``localmind`` process on an :class:`XDisplay`: its window, its data folder, what it stored."""
+
+    def __init__(self, x: XDisplay, proc: subprocess.Popen[bytes], data_dir: Path, log: Path) -> None:
+        self.x = x
+        self.proc = proc
+        self.data_dir = data_dir
+        self.log = log
+        self.window = ""
+
+    def output(self) -> str:
+        """What the app printed (stdout and stderr) so far."""
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def _alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"localmind exited (rc {self.proc.returncode}):\n{self.output()[-4000:]}")
+
+    def window_ids(self) -> list[str]:
+        """This process's visible top-level windows (X window ids), as the window manager lists them."""
+        self._alive()
+        out = self.x.xdotool("search", "--onlyvisible", "--pid", str(self.proc.pid))
+        return [line for line in out.split() if line.strip()]
+
+    def wait_window(self, timeout: float = 40.0) -> str:
+        ids = wait_until(self.window_ids, timeout, "the LocalMind window to appear")
+        self.window = ids[0]
+        return self.window
+
+    def activate(self) -> None:
+        """Raise and focus the window through the window manager, as a click on it would."""
+        self.x.xdotool("windowactivate", "--sync", self.window)
+        wait_until(lambda: self.x.xdotool("getactivewindow").strip() == self.window, 10, "the window to be active")
+
+    def geometry(self) -> dict[str, int]:
+        """The window's position and size on the screen (X, Y, WIDTH, HEIGHT)."""
+        out = self.x.xdotool("getwindowgeometry", "--shell", self.window)
+        return {k: int(v) for k, v in (line.split("=", 1) for line in out.split() if "=" in line) if k != "SCREEN"}
+
+    # -- what the app wrote --------------------------------------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        try:
+            return dict(json.loads((self.data_dir / "settings.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return {}
+
+    def wait_model_loaded(self, model: Path | str, timeout: float = 60.0) -> None:
+        """Wait until the app has loaded ``model`` (it records a loaded model as the last one used)."""
+
+        def loaded() -> bool:
+            self._alive()
+            return Path(str(self.settings().get("last_model") or "/nonexistent")).resolve() == Path(model).resolve()
+
+        wait_until(loaded, timeout, f"the model {model} to load")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Read the app's SQLite store (read-only, while the app runs)."""
+        path = self.data_dir / "conversations.sqlite3"
+        if not path.exists():
+            return []
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            return list(db.execute(sql, tuple(params)))
+        except sqlite3.OperationalError:
+            return []  # the schema is not there yet
+        finally:
+            db.close()
+
+    def messages(self, role: str | None = None) -> list[tuple[str, str, str]]:
+        """(role, content, status) of every stored message, oldest first."""
+        rows = self.query(
+            "SELECT m.role, m.content, m.status FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+            "WHERE c.deleted_at IS NULL ORDER BY c.created_at, m.position"
+        )
+        return [tuple(r) for r in rows if role is None or r[0] == role]  # type: ignore[misc]
+
+    def conversations(self) -> list[str]:
+        """Titles of the stored conversations (not in the trash), oldest first."""
+        return [
+            r[0] for r in self.query("SELECT title FROM conversations WHERE deleted_at IS NULL ORDER BY created_at")
+        ]
+
+    def wait_until(self, condition: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
+        def check() -> Any:
+            self._alive()
+            return condition()
+
+        return wait_until(check, timeout, what)
+
+    def close(self, timeout: float = 15.0) -> int | None:
+        """Close the app as the window manager would (SIGTERM closes the window; the reply in progress is saved)."""
+        _stop(self.proc, grace=timeout)
+        return self.proc.returncode
+
+
+@contextlib.contextmanager
+def x_display(size: tuple[int, int] = (1280, 800), dpi: int = 96) -> Iterator[XDisplay]:
+    """``with x_display() as x:`` after :func:`require_x` (skips where the platform has no X)."""
+    require_x()
+    with XDisplay(size, dpi) as x:
+        yield x
