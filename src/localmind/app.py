@@ -119,6 +119,9 @@ class LocalMind(QObject):
         )
         self.settings_dialog: SettingsDialog | None = None
         self._model_dir: str | None = None
+        # The model that worked before a load began: kept in use if the new one fails (issue 9.3).
+        self._working_model: LoadInfo | None = None
+        self._restoring = False
         self._connect()
         self.reload_conversations()
         self.session.new_chat()
@@ -208,6 +211,10 @@ class LocalMind(QObject):
         self.load_model(model_dir)
 
     def _on_loading_started(self, model_dir: str) -> None:
+        if self._restoring:
+            return  # going back to the model that worked: the window keeps showing it as ready
+        if self.session.model is not None:
+            self._working_model = self.session.model
         self._model_dir = model_dir
         self.session.set_model(None)
         name = Path(model_dir).name or model_dir
@@ -217,6 +224,9 @@ class LocalMind(QObject):
             self.window.banner.dismiss()
 
     def _on_loaded(self, info: LoadInfo) -> None:
+        restored, self._restoring = self._restoring, False
+        self._working_model = None
+        self._model_dir = info.model_dir
         self.session.set_model(info)
         self.window.set_model_state(WelcomePage.READY, info.model_name, info.model_dir)
         self.window.status.set_model(info)
@@ -225,10 +235,15 @@ class LocalMind(QObject):
         if self.settings.last_model != info.model_dir:
             self.settings.last_model = info.model_dir
             self._save_settings()
-        if info.warnings:
+        if info.warnings and not restored:
             self.window.show_notice(self.tr("The model loaded with warnings."), "\n".join(info.warnings), timeout_ms=0)
 
     def _on_load_failed(self, message: str) -> None:
+        working, restoring = self._working_model, self._restoring
+        self._working_model, self._restoring = None, False
+        if working is not None and not restoring and Path(working.model_dir).is_dir():
+            self._keep_working_model(working, message)
+            return
         self.session.set_model(None)
         self.window.set_model_state(WelcomePage.NO_MODEL)
         self.window.status.set_load_failed()
@@ -241,6 +256,25 @@ class LocalMind(QObject):
             self.tr("The model could not be loaded."),
             message + "\n" + self.tr("Your chats are still here; you can read and search them meanwhile."),
             actions,
+        )
+
+    def _keep_working_model(self, working: LoadInfo, message: str) -> None:
+        """The new model failed: go on with the one that worked, and say so.
+
+        The engine holds one model; it checks a folder before letting the old model go, but a model that passes the
+        checks and then fails inside onnxruntime-genai has already replaced it. So the working model is loaded again
+        (a message sent meanwhile waits for it in the worker's queue) and the window shows it as ready throughout.
+        """
+        self._restoring = True
+        self._model_dir = working.model_dir
+        self.session.set_model(working)
+        self.window.set_model_state(WelcomePage.READY, working.model_name, working.model_dir)
+        self.window.status.set_model(working)
+        self.service.load(working.model_dir, self.load_options())
+        self.window.show_error(
+            self.tr("The model could not be loaded."),
+            message + "\n" + self.tr("You are still chatting with {name}.").format(name=working.model_name),
+            [(self.tr("Open another model folder…"), self.window.choose_model_folder)],
         )
 
     # -- conversations --------------------------------------------------------------------------------------------
@@ -284,6 +318,8 @@ class LocalMind(QObject):
         self.open_conversation(conversation_id)
 
     def search(self, query: str) -> None:
+        if self._shut_down:
+            return  # the sidebar's typing pause can end after the window closed and the store with it
         try:
             hits = self.store.search(query)
         except UserFacingError as exc:

@@ -40,7 +40,7 @@ def launch(qtbot: Any, tiny_model: Path) -> Iterator[Launch]:
 def test_send_streams_the_exact_reply_and_keeps_it(qtbot: Any, launch: Launch, tiny_model: Path) -> None:
     mind = launch()
     window = mind.window
-    assert window.pages.currentWidget() is window.welcome
+    assert window.pages.currentWidget() is window.welcome_page
     deltas: list[str] = []
     mind.session.reply_delta.connect(deltas.append)
 
@@ -300,7 +300,7 @@ def test_first_run_welcome_page_opens_a_model_folder(
 ) -> None:
     mind = launch(None)
     window = mind.window
-    assert window.pages.currentWidget() is window.welcome
+    assert window.pages.currentWidget() is window.welcome_page
     assert window.welcome.state == WelcomePage.NO_MODEL
     assert window.welcome.folder_card.isVisible()
     assert not window.composer.send_button.isEnabled()

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-TOOLS = ("Xvfb", "openbox", "xdotool", "import")
+TOOLS = ("Xvfb", "openbox", "xdotool", "xwininfo", "xprop", "import")
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -150,10 +150,7 @@ class XDisplay:
             )
             return "window id" in out.stdout
 
-        if shutil.which("xprop"):
-            wait_until(wm_ready, 10, "openbox to manage the screen")
-        else:
-            time.sleep(1.0)
+        wait_until(wm_ready, 10, "openbox to manage the screen")
 
     def close(self) -> None:
         """Kill every app, the window manager and Xvfb (newest first). Safe to call twice."""
@@ -266,9 +263,18 @@ class AppWindow:
         wait_until(lambda: self.x.xdotool("getactivewindow").strip() == self.window, 10, "the window to be active")
 
     def geometry(self) -> dict[str, int]:
-        """The window's position and size on the screen (X, Y, WIDTH, HEIGHT)."""
-        out = self.x.xdotool("getwindowgeometry", "--shell", self.window)
-        return {k: int(v) for k, v in (line.split("=", 1) for line in out.split() if "=" in line) if k != "SCREEN"}
+        """The window's client area on the screen: X, Y, WIDTH, HEIGHT in pixels (xwininfo's absolute position;
+        xdotool's adds the window manager's frame offset twice)."""
+        out = subprocess.run(
+            ["xwininfo", "-id", self.window], env=self.x.env(), capture_output=True, text=True, check=True, timeout=10
+        ).stdout
+        keys = {"Absolute upper-left X": "X", "Absolute upper-left Y": "Y", "Width": "WIDTH", "Height": "HEIGHT"}
+        found: dict[str, int] = {}
+        for line in out.splitlines():
+            name, _, value = line.strip().partition(":")
+            if name in keys:
+                found[keys[name]] = int(value)
+        return found
 
     # -- what the app wrote --------------------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:

@@ -27,8 +27,13 @@ class Banner(QFrame):
         self.detail.setObjectName("BannerDetail")
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.actions_row = QHBoxLayout()
+        # The buttons live in a widget hidden while there are none: an empty layout in the column has a maximum width
+        # of zero, which capped the whole text column to its minimum (70-90 px) and clipped the message (issue 9.2).
+        self.actions_box = QWidget()
+        self.actions_row = QHBoxLayout(self.actions_box)
+        self.actions_row.setContentsMargins(0, 0, 0, 0)
         self.actions_row.setSpacing(8)
+        self.actions_box.hide()
         self.close_button = QToolButton()
         self.close_button.setObjectName("HeaderButton")
         self.close_button.clicked.connect(self.dismiss)
@@ -37,7 +42,7 @@ class Banner(QFrame):
         text.addWidget(self.title)
         text.addWidget(self.detail)
         text.addSpacing(2)
-        text.addLayout(self.actions_row)
+        text.addWidget(self.actions_box)
         row = QHBoxLayout(self)
         row.setContentsMargins(12, 10, 8, 10)
         row.setSpacing(10)
@@ -67,9 +72,7 @@ class Banner(QFrame):
         self.title.setText(title)
         self.detail.setText(detail)
         self.detail.setVisible(bool(detail))
-        for button in self._buttons:
-            button.deleteLater()
-        self._buttons = []
+        self._clear_actions()
         for i, (text, callback) in enumerate(actions):
             button = QPushButton(text)
             button.setObjectName("PrimaryButton" if i == 0 else "SecondaryButton")
@@ -79,6 +82,7 @@ class Banner(QFrame):
             self._buttons.append(button)
         if actions:
             self.actions_row.addStretch(1)
+        self.actions_box.setVisible(bool(actions))
         self.close_button.setIcon(icons.icon("close", c.muted))
         self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.setAccessibleName(self.tr("Dismiss"))
@@ -96,6 +100,10 @@ class Banner(QFrame):
     def dismiss(self) -> None:
         self._timer.stop()
         self.hide()
+        self._clear_actions()
+        self.closed.emit()
+
+    def _clear_actions(self) -> None:
         # Stretches left from earlier actions would pile up.
         while self.actions_row.count():
             item = self.actions_row.takeAt(0)
@@ -103,4 +111,4 @@ class Banner(QFrame):
             if widget is not None:
                 widget.deleteLater()
         self._buttons = []
-        self.closed.emit()
+        self.actions_box.hide()

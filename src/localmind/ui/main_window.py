@@ -10,7 +10,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeySequence,
+    QScreen,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -19,6 +27,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -38,6 +47,9 @@ from localmind.ui.status_bar import StatusBar
 from localmind.ui.welcome import WelcomePage
 
 CONTENT_WIDTH = 820
+DEFAULT_SIZE = (1180, 780)
+MINIMUM_SIZE = (720, 480)
+FRAME_ALLOWANCE = QSize(16, 48)  # the window manager's title bar and borders, outside the window's own size
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
 
 
@@ -124,8 +136,15 @@ class MainWindow(QMainWindow):
         header.addWidget(self.model_button)
         header.addWidget(self.settings_button)
 
+        # The welcome page scrolls where the window is short (1366×768 at 150 %) instead of squeezing its cards.
+        self.welcome_page = QScrollArea()
+        self.welcome_page.setObjectName("WelcomeScroll")
+        self.welcome_page.setWidgetResizable(True)
+        self.welcome_page.setFrameShape(QFrame.Shape.NoFrame)
+        self.welcome_page.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.welcome_page.setWidget(self.welcome)
         self.pages = QStackedWidget()
-        self.pages.addWidget(self.welcome)
+        self.pages.addWidget(self.welcome_page)
         self.pages.addWidget(self.chat_view)
 
         banner_row = QHBoxLayout()
@@ -186,8 +205,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.chat_view.link_clicked.connect(self.open_link)
         self.chat_view.copy_requested.connect(self.copy_text)
-        self.resize(1180, 780)
-        self.setMinimumSize(720, 480)
+        self.fit_to_screen()
         self.apply_theme()
         self.retranslate()
         self.show_conversation(None, [])
@@ -242,7 +260,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{title} — LocalMind" if title else "LocalMind")
 
     def _update_page(self) -> None:
-        self.pages.setCurrentWidget(self.chat_view if self._message_count else self.welcome)
+        self.pages.setCurrentWidget(self.chat_view if self._message_count else self.welcome_page)
 
     def set_generating(self, generating: bool) -> None:
         self._generating = generating
@@ -347,16 +365,63 @@ class MainWindow(QMainWindow):
             return None
         return QSettings(str(self._state_path), QSettings.Format.IniFormat)
 
+    def fit_to_screen(self, screen: QScreen | None = None) -> None:
+        """The default size (1180×780), made smaller where the screen's free area is (1366×768, 150 % scale).
+
+        Sizes are logical pixels: at 150 % a 1366×768 screen has 911×512 of them, less the panels. The window
+        manager's title bar and borders are not in the window's size, so some room is left for them.
+        """
+        screen = screen or self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(*DEFAULT_SIZE)
+            self.setMinimumSize(*MINIMUM_SIZE)
+            return
+        free = screen.availableGeometry()
+        room = QSize(
+            max(free.width() - FRAME_ALLOWANCE.width(), 320), max(free.height() - FRAME_ALLOWANCE.height(), 240)
+        )
+        self.setMinimumSize(min(MINIMUM_SIZE[0], room.width()), min(MINIMUM_SIZE[1], room.height()))
+        size = QSize(min(DEFAULT_SIZE[0], room.width()), min(DEFAULT_SIZE[1], room.height()))
+        self.resize(size)
+        self.move(
+            free.x() + (free.width() - size.width()) // 2, free.y() + max((free.height() - size.height()) // 2, 0)
+        )
+
     def restore_window_state(self) -> None:
         state = self._state()
         if state is None:
             return
         geometry = state.value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
+            self._restore_geometry_on_screen(geometry)
         splitter = state.value("window/splitter")
         # Applied once the window has its real size: sizes restored into a splitter not laid out yet get squeezed.
         self._pending_splitter = splitter if isinstance(splitter, QByteArray) and not splitter.isEmpty() else None
+
+    def _restore_geometry_on_screen(self, geometry: QByteArray) -> None:
+        """The saved place and size, but only where a screen is now (a monitor unplugged, a lower resolution)."""
+        fitted = (self.pos(), self.size())
+        if not self.restoreGeometry(geometry):
+            return
+        frame = self.frameGeometry() if self.isVisible() else self.geometry()
+        screen = QGuiApplication.screenAt(frame.center())
+        free = screen.availableGeometry() if screen is not None else None
+        # Most of the window must be on one screen; otherwise start as on a first run.
+        if free is None or free.intersected(frame).width() * free.intersected(frame).height() < (
+            frame.width() * frame.height() // 2
+        ):
+            self.setWindowState(Qt.WindowState.WindowNoState)
+            self.resize(fitted[1])
+            self.move(fitted[0])
+            return
+        if self.isMaximized() or self.isFullScreen():
+            return
+        width = min(self.width(), max(free.width() - FRAME_ALLOWANCE.width(), self.minimumWidth()))
+        height = min(self.height(), max(free.height() - FRAME_ALLOWANCE.height(), self.minimumHeight()))
+        self.resize(width, height)
+        x = min(max(self.x(), free.x()), free.right() + 1 - width)
+        y = min(max(self.y(), free.y()), free.bottom() + 1 - height - FRAME_ALLOWANCE.height() // 2)
+        self.move(max(x, free.x()), max(y, free.y()))
 
     def save_window_state(self) -> None:
         state = self._state()
