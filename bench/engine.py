@@ -6,12 +6,17 @@ Prints JSON. Every comparison is measured in the same run, alternating, median o
 - decode tok/s and TTFT for 100- and 1,000-token prompts: LocalMind (in-process LocalEngine) vs a bare
   og Generator loop (append the prompt, ``generate_next_token`` N times) with the same threads (goal >= 0.97x);
 - TTFT of turns 1..10 of one chat with KV reuse vs a full re-prefill each turn (goal: turn 10 <= 1.5x turn 1);
-- peak RSS of a process that loads the model and runs a 1,000-token turn with LocalMind's engine.
+- peak RSS of a process that loads the model and runs a 1,000-token turn with LocalMind's engine;
+- ``as_users_run_it``: what the window runs — the engine child process (``EngineProcess``) with the default
+  preset's sampling (temperature 0.7, top-p 0.9, top-k 40, repetition penalty 1.1), timed in the parent from
+  the request to the text arriving — against og's own sampling of the same values in a bare loop, and the
+  in-process engine with the same values (what the process boundary costs). Alternating order each run.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -30,7 +35,9 @@ import numpy as np
 
 from localmind.engine.devices import physical_cores
 from localmind.engine.local import LocalEngine
+from localmind.engine.process import EngineProcess
 from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.settings import GenerationDefaults, generation_options
 
 WORDS = [
     "the",
@@ -134,6 +141,121 @@ def compare_decode(model_dir: str, runs: int, new_tokens: int, threads: int, bud
     return results
 
 
+def default_preset(n: int, seed: int) -> GenerationOptions:
+    """The options a new chat gets from the app's defaults (the balanced preset), forced to exactly ``n`` tokens."""
+    return dataclasses.replace(
+        generation_options(GenerationDefaults(), None, seed=seed), max_new_tokens=n, min_new_tokens=n
+    )
+
+
+def timed_turn(engine: Any, messages: list[ChatMessage], options: GenerationOptions) -> tuple[float, float]:
+    """(time to first text, decode tok/s) measured by the caller, as the window sees the stream."""
+    started = time.perf_counter()
+    first = end = 0.0
+    finished = None
+    for event in engine.generate(messages, options):
+        now = time.perf_counter()
+        if isinstance(event, TextDelta) and not first:
+            first = now
+        elif isinstance(event, TurnFinished):
+            finished, end = event, now
+    assert finished is not None and first, finished
+    assert finished.stats.generated_tokens == options.max_new_tokens, finished
+    return first - started, (options.max_new_tokens - 1) / (end - first)
+
+
+def bare_og_sampled(
+    model: Any, og: Any, prompt_ids: np.ndarray, options: GenerationOptions, budget: int
+) -> tuple[float, float]:
+    """og's own sampling with the same values, in the plainest loop."""
+    n = options.max_new_tokens
+    started = time.perf_counter()
+    params = og.GeneratorParams(model)
+    params.set_search_options(
+        max_length=budget,
+        do_sample=True,
+        temperature=options.temperature,
+        top_p=options.top_p,
+        top_k=options.top_k,
+        repetition_penalty=options.repetition_penalty,
+        random_seed=options.seed if options.seed is not None else 0,
+    )
+    generator = og.Generator(model, params)
+    generator.append_tokens(prompt_ids)
+    generator.generate_next_token()
+    generator.get_next_tokens()
+    first = time.perf_counter()
+    for _ in range(n - 1):
+        generator.generate_next_token()
+        generator.get_next_tokens()
+    end = time.perf_counter()
+    return first - started, (n - 1) / (end - first)
+
+
+def as_users_run_it(model_dir: str, runs: int, new_tokens: int, threads: int, budget: int) -> dict[str, Any]:
+    """The child-process engine with the default preset, vs og sampling the same way, vs the in-process engine.
+
+    Each run uses a new prompt (another seed for its words), so no engine reuses a cached prefix: every
+    contender prefills the whole prompt, as for the first message of a new chat.
+    """
+    import onnxruntime_genai as og
+
+    load = LoadOptions(device="cpu", threads=threads, context_budget=budget)
+    child = EngineProcess()
+    child.load(model_dir, load)
+    local = LocalEngine()
+    local.load(model_dir, load)
+    names = ("child_process", "in_process", "bare_og_sampling")
+
+    def run_one(name: str, messages: list[ChatMessage], ids: np.ndarray, seed: int) -> tuple[float, float]:
+        options = default_preset(new_tokens, seed)
+        if name == "child_process":
+            return timed_turn(child, messages, options)
+        if name == "in_process":
+            return timed_turn(local, messages, options)
+        return bare_og_sampled(local._model, og, ids, options, budget)
+
+    results: dict[str, Any] = {}
+    try:
+        for size in (100, 1000):
+            samples: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+            prompt_tokens = 0
+            for run in range(runs + 1):  # run 0 warms every path up and is not counted
+                messages = [ChatMessage("user", text_of_tokens(local, size, seed=1000 * size + run))]
+                ids = np.asarray(local._tokenizer.encode(local._render(messages)), dtype=np.int32)
+                prompt_tokens = int(ids.size)
+                # Alternate the order (forwards, then backwards): on a noisy machine a fixed order measures drift.
+                for name in names if run % 2 == 0 else tuple(reversed(names)):
+                    measured = run_one(name, messages, ids, seed=run + 1)
+                    if run:
+                        samples[name].append(measured)
+            medians = {
+                name: {
+                    "ttft_s": round(statistics.median(t for t, _ in values), 3),
+                    "decode_tok_s": round(statistics.median(r for _, r in values), 1),
+                }
+                for name, values in samples.items()
+            }
+            child_m, local_m, bare_m = (medians[n] for n in names)
+            results[f"prompt_{size}"] = {
+                "prompt_tokens": prompt_tokens,
+                **medians,
+                "decode_child_vs_bare_og": round(child_m["decode_tok_s"] / bare_m["decode_tok_s"], 3),
+                "decode_child_vs_in_process": round(child_m["decode_tok_s"] / local_m["decode_tok_s"], 3),
+                "ttft_child_vs_bare_og": round(child_m["ttft_s"] / bare_m["ttft_s"], 3),
+            }
+    finally:
+        child.close()
+        local.close()
+    sampling = default_preset(new_tokens, 0)
+    return {
+        "sampling": {
+            k: getattr(sampling, k) for k in ("temperature", "top_p", "top_k", "repetition_penalty", "max_new_tokens")
+        },
+        **results,
+    }
+
+
 def turns_with_and_without_reuse(model_dir: str, threads: int, budget: int, turns: int = 10) -> dict[str, Any]:
     engine = LocalEngine()
     engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
@@ -217,7 +339,7 @@ def main() -> None:
     ap.add_argument("--new-tokens", type=int, default=128)
     ap.add_argument("--threads", type=int, default=physical_cores())
     ap.add_argument("--budget", type=int, default=4096)
-    ap.add_argument("--skip", action="append", default=[], choices=["decode", "turns", "rss"])
+    ap.add_argument("--skip", action="append", default=[], choices=["decode", "users", "turns", "rss"])
     ap.add_argument("--rss-probe", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.rss_probe:
@@ -231,6 +353,8 @@ def main() -> None:
     }
     if "decode" not in args.skip:
         report["decode"] = compare_decode(args.model, args.runs, args.new_tokens, args.threads, args.budget)
+    if "users" not in args.skip:
+        report["as_users_run_it"] = as_users_run_it(args.model, args.runs, args.new_tokens, args.threads, args.budget)
     if "turns" not in args.skip:
         report["multi_turn"] = turns_with_and_without_reuse(args.model, args.threads, args.budget)
     if "rss" not in args.skip:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ from localmind import APP_NAME, __version__, paths
 from localmind.core import transfer
 from localmind.core.conversations import Conversation, Message
 from localmind.core.store import ConversationStore
+from localmind.engine import winml
 from localmind.engine.types import (
     ChatEngine,
     LoadInfo,
@@ -103,6 +105,8 @@ class LocalMind(QObject):
         for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
             QSettings.setPath(fmt, QSettings.Scope.UserScope, str(data / "qt"))
         self.settings = settings if settings is not None else load_settings()
+        # The engine child inherits it: Windows ML downloads a provider only if the user allowed it (engine/winml.py).
+        os.environ[winml.ENV_ALLOW_DOWNLOADS] = "1" if self.settings.accelerator_downloads else "0"
         self.theme = ThemeManager.for_app(qapp, self.settings.theme)
         self.theme.apply()
         self.translations = Translations.for_app(qapp)
@@ -582,6 +586,7 @@ def run_gui(args: argparse.Namespace) -> int:
 
 def _run_window(args: argparse.Namespace) -> int:
     app = create_application()
+    reporter, crashes, previous_crash = _install_crash_reporting()
     mind = create_app(getattr(args, "model", None))
     hooks = _test_hooks()
     if hooks is not None:
@@ -599,7 +604,25 @@ def _run_window(args: argparse.Namespace) -> int:
     wakeup = QTimer()
     wakeup.timeout.connect(lambda: None)
     wakeup.start(250)
-    return int(app.exec())
+    if previous_crash is not None:
+        QTimer.singleShot(0, lambda: reporter.show_previous_run(previous_crash))
+    try:
+        return int(app.exec())
+    finally:
+        crashes.uninstall()  # a clean exit: the native-crash log is removed, nothing to offer next time
+
+
+def _install_crash_reporting() -> tuple[Any, Any, Any]:
+    """Exceptions in slots and threads, and native crashes, leave a log in the data folder and open a dialog."""
+    from PySide6.QtWidgets import QApplication as _QApplication
+
+    from localmind import crash
+    from localmind.ui.crash_dialog import CrashReporter
+
+    data = paths.ensure_data_dir()
+    previous = crash.take_native_crash(data)  # the last run died in native code: offer its log once
+    reporter = CrashReporter(parent_window=_QApplication.activeWindow)
+    return reporter, crash.install(data, reporter.notify), previous
 
 
 __all__ = ["LocalMind", "create_app", "create_application", "create_main_window", "run_gui"]

@@ -76,6 +76,8 @@ class Settings:
     context_budget: int = 4096
     threads: int | None = None  # None: one per physical core
     last_model: str | None = None
+    # Windows ML may offer a GPU/NPU provider that must be downloaded from Microsoft first: only if the user says so.
+    accelerator_downloads: bool = False
     generation: GenerationDefaults = field(default_factory=GenerationDefaults)
     # Keys from a newer LocalMind, written back as they were.
     unknown: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -111,6 +113,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "context_budget": _int_in(*CONTEXT_BUDGET_RANGE),
     "threads": _optional(_int_in(*THREADS_RANGE)),
     "last_model": _optional(lambda value: isinstance(value, str) and value != ""),
+    "accelerator_downloads": lambda value: isinstance(value, bool),
 }
 
 

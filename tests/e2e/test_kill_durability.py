@@ -86,6 +86,14 @@ def start_app(data: Path, model: Path, env: dict[str, str]) -> subprocess.Popen[
     )
 
 
+def kill_app(proc: subprocess.Popen[str]) -> None:
+    """``kill -9`` the app and its engine process: its process group on POSIX, its process tree on Windows."""
+    if sys.platform == "win32":
+        subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, check=False)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def read_into(proc: subprocess.Popen[str], trace: Trace) -> threading.Thread:
     def pump() -> None:
         assert proc.stdout is not None
@@ -127,10 +135,10 @@ def test_kill_9_while_streaming_loses_at_most_a_second(tmp_path: Path, tiny_mode
             wait_until_streaming(proc, trace)
             time.sleep(rng.uniform(0.0, 2.5))
             killed_at = time.time()
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_app(proc)
         finally:
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+                kill_app(proc)
             proc.wait(timeout=10)
         reader.join(timeout=10)
         assert proc.stdout is not None

@@ -9,8 +9,6 @@ working meanwhile, and once the first process is killed its lock is stale and th
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -29,7 +27,7 @@ from localmind.engine.fake import FakeEngine
 from localmind.instance import InstanceLock
 from localmind.ui import already_running
 from localmind.ui.i18n import Translations
-from tests.e2e.test_kill_durability import Trace, app_env, read_into, start_app, wait_until_streaming
+from tests.e2e.test_kill_durability import Trace, app_env, kill_app, read_into, start_app, wait_until_streaming
 
 pytestmark = pytest.mark.slow
 
@@ -90,7 +88,7 @@ def test_a_second_window_leaves_the_first_ones_reply_alone(tmp_path: Path, tiny_
         assert reply_status(database, reply) == "streaming"
     finally:
         if first.poll() is None:
-            os.killpg(first.pid, signal.SIGKILL)
+            kill_app(first)
         first.wait(timeout=10)
         reader.join(timeout=10)
         assert first.stdout is not None

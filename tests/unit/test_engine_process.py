@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -78,6 +79,7 @@ def test_abandoned_iterator_leaves_the_pipe_clean(engine: EngineProcess) -> None
     assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
 def test_a_crash_is_reported_and_the_next_call_recovers(engine: EngineProcess) -> None:
     proc = engine._proc
     assert proc is not None

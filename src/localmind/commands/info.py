@@ -49,8 +49,14 @@ def collect(model: str | None = None) -> dict[str, Any]:
         "devices": [],
     }
     if model:
+        import onnxruntime_genai as og
+
+        from localmind.engine import winml
         from localmind.engine.devices import configure_and_load
         from localmind.engine.validate import validate_model_folder
+
+        # Windows ML's providers, as the engine registers them at start (inert off Windows).
+        report["winml"] = winml.ensure_registered(og).as_dict()
 
         folder = validate_model_folder(model)
         for device in [*candidate_devices("auto"), *(d for d in PROVIDERS if d not in candidate_devices("auto"))]:
@@ -86,6 +92,18 @@ def run(args: argparse.Namespace) -> int:
         for d in report["devices"]:
             status = "works" if d["ok"] else f"not available: {d['reason']}"
             print(f"  {d['device']:7} {d['label']}: {status}")
+        winml = report.get("winml") or {}
+        if winml.get("active"):
+            print("Windows ML providers registered: " + (", ".join(winml["registered"]) or "none"))
+            if winml["needs_download"]:
+                print(
+                    "  available after a download from Microsoft (allowed by"
+                    ' "accelerator_downloads": true in settings.json): ' + ", ".join(winml["needs_download"])
+                )
+            for name, why in winml["failed"].items():
+                print(f"  {name}: {why}")
+            if winml["reason"]:
+                print(f"  {winml['reason']}")
     else:
         print("Devices tried, in order, for --device auto: " + ", ".join(d["device"] for d in report["devices"]))
         print("  (pass --model DIR to try loading a model on each and see why any fails)")

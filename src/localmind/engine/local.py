@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from localmind.engine import winml
 from localmind.engine.devices import ModelFactory, configure_and_load, load_with_fallback, physical_cores
 from localmind.engine.sampling import Sampler
 from localmind.engine.types import (
@@ -138,6 +139,7 @@ class LocalEngine:
         og_any: Any = og
         if hasattr(og_any, "disable_telemetry_events"):
             og_any.disable_telemetry_events()
+        winml.ensure_registered(og_any)  # Windows ML's GPU/NPU providers (Windows only; inert elsewhere)
         budget = options.context_budget or DEFAULT_CONTEXT_BUDGET
         budget = max(64, min(budget, folder.context_length))
         threads = options.threads or physical_cores()
