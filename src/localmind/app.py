@@ -45,6 +45,7 @@ from localmind.settings import Settings, load_settings, save_settings
 from localmind.ui import already_running
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
+from localmind.ui.plain import plain_labels
 from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
 from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
@@ -196,6 +197,7 @@ class LocalMind(QObject):
 
             device = self.settings.device if self.settings.device != "auto" else "cpu"
             page = ModelManagerPage(device=device, controller=DownloadController(runner=self.tasks))
+            plain_labels(page)  # repo ids, paths and file names are shown as text, never as HTML
             page.load_requested.connect(self._load_from_manager)
             return page
 

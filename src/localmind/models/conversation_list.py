@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from localmind.core.conversations import Conversation
+from localmind.models.plain_text import display_title, tooltip
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -36,13 +37,15 @@ class ConversationListModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._items):
             return None
         item = self._items[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+        if role == Qt.ItemDataRole.EditRole:
             return item.title
+        if role == Qt.ItemDataRole.DisplayRole:
+            return display_title(item.title)
         if role == Qt.ItemDataRole.ToolTipRole:
             when = datetime.fromtimestamp(item.updated_at).strftime("%Y-%m-%d %H:%M")
-            return f"{item.title}\n{when}"
+            return tooltip(f"{display_title(item.title, 500)}\n{when}")
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return item.title
+            return display_title(item.title)
         if role == self.IdRole:
             return item.id
         if role == self.UpdatedRole:

@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from localmind.core.conversations import SearchHit
+from localmind.models.plain_text import display_title, markdown_snippet, tooltip
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -29,10 +30,14 @@ class SearchResultsModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._hits):
             return None
         hit = self._hits[index.row()]
+        title = display_title(hit.conversation_title)
+        snippet = markdown_snippet(hit.snippet)[0]
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{hit.conversation_title}\n{hit.snippet}" if hit.message_id is not None else hit.conversation_title
-        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
-            return f"{hit.conversation_title}: {hit.snippet}"
+            return f"{title}\n{snippet}" if hit.message_id is not None else title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip(f"{title}: {snippet}" if hit.message_id is not None else title)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{title}: {snippet}"
         if role == self.HitRole:
             return hit
         if role == self.ConversationIdRole:

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from localmind import APP_NAME
@@ -53,6 +53,7 @@ def tell(folder: Path, pid: int | None, language: str = "system") -> None:
     Translations.for_app(app).apply(language)
     headline, detail = message(folder)
     box = QMessageBox(QMessageBox.Icon.Information, APP_NAME, headline, QMessageBox.StandardButton.Ok)
+    box.setTextFormat(Qt.TextFormat.PlainText)  # the folder's path is the user's text, never HTML
     box.setInformativeText(detail)
     box.exec()
 

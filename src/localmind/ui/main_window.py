@@ -42,6 +42,7 @@ from localmind.ui import icons, theme
 from localmind.ui.banner import Banner
 from localmind.ui.chat_view import ChatView
 from localmind.ui.composer import Composer
+from localmind.ui.plain import display_title, plain_labels, tooltip
 from localmind.ui.sidebar import Sidebar
 from localmind.ui.status_bar import StatusBar
 from localmind.ui.welcome import WelcomePage
@@ -214,6 +215,7 @@ class MainWindow(QMainWindow):
         # sidebar's "New chat" button) when the window is activated: it drops letters and a space "clicks" it, which
         # moved the focus to the box, so the first word of the first message was lost (issue 9.1).
         self.composer.input.setFocus()
+        plain_labels(self)  # titles, paths, model names and messages are shown as text, never as HTML (issue 9.14)
 
     # -- actions and shortcuts ---------------------------------------------------------------------------------
     def _build_actions(self) -> None:
@@ -256,8 +258,9 @@ class MainWindow(QMainWindow):
 
     def _set_title(self, title: str) -> None:
         self._title = title
-        self.title_label.setText(title or self.tr("New chat"))
-        self.setWindowTitle(f"{title} — LocalMind" if title else "LocalMind")
+        shown = display_title(title)
+        self.title_label.setText(shown or self.tr("New chat"))
+        self.setWindowTitle(f"{shown} — LocalMind" if shown else "LocalMind")
 
     def _update_page(self) -> None:
         self.pages.setCurrentWidget(self.chat_view if self._message_count else self.welcome_page)
@@ -306,7 +309,7 @@ class MainWindow(QMainWindow):
             action = QAction(model.name, self.model_menu)
             action.setCheckable(True)
             action.setChecked(current is not None and _resolved(str(model.model_path)) == current)
-            action.setToolTip(str(model.model_path))
+            action.setToolTip(tooltip(str(model.model_path)))
             action.triggered.connect(
                 lambda _checked=False, path=str(model.model_path): self.model_folder_chosen.emit(path)
             )

@@ -58,6 +58,7 @@ from localmind.core.hub import (
     request_for_catalog,
     verify_model,
 )
+from localmind.models.plain_text import tooltip
 from localmind.ui.i18n import current_language
 from localmind.workers.download import FAILURE_AUTH, DownloadController, Failure
 
@@ -117,10 +118,12 @@ class DownloadRow(QWidget):
         super().__init__(parent)
         self.key = key
         self.name = QLabel(name)
+        self.name.setTextFormat(Qt.TextFormat.PlainText)  # a repo id or file name: text, never HTML
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)  # the line below says how far, in bytes and time
         self.detail = QLabel()
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setObjectName("DownloadDetail")
         self.detail.setWordWrap(True)
         self.pause_button = QPushButton()
@@ -460,7 +463,7 @@ class ModelManagerPage(QWidget):
             size = _size(model.size_on_disk) if model.size_on_disk else self.tr("used in place")
             for column, text in enumerate([model.name, size, self.source_text(model.manifest), status]):
                 item = QTableWidgetItem(text)
-                item.setToolTip(model.manifest.describe_source() if column == 2 else "")
+                item.setToolTip(tooltip(model.manifest.describe_source()) if column == 2 else "")
                 item.setData(Qt.ItemDataRole.UserRole, model.id)
                 self.installed_table.setItem(i, column, item)
         self.installed_table.updateGeometry()

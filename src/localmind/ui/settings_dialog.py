@@ -39,6 +39,7 @@ from localmind.settings import (
     preset_values,
 )
 from localmind.ui import theme
+from localmind.ui.plain import plain_labels
 
 PRESET_ORDER = ("precise", "balanced", "creative")
 
@@ -124,6 +125,7 @@ class SettingsDialog(QDialog):
         self.system_prompt.setPlainText(system_prompt)
         self._fill_chat(chat_settings)
         self.retranslate()
+        plain_labels(self)  # the chat's title and the model's path are shown as text, never as HTML
 
     # -- building --------------------------------------------------------------------------------------------------
     def _build_chat_tab(self) -> QWidget:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from localmind.core.conversations import SearchHit
 from localmind.models.conversation_list import ConversationListModel
+from localmind.models.plain_text import display_title, markdown_snippet
 from localmind.models.search_results import SearchResultsModel
 from localmind.ui import icons, theme
 
@@ -67,7 +68,7 @@ class SearchHitDelegate(QStyledItemDelegate):
         painter.setFont(bold)
         painter.setPen(QColor(c.text))
         fm = painter.fontMetrics()
-        title = fm.elidedText(hit.conversation_title, Qt.TextElideMode.ElideRight, inner.width())
+        title = fm.elidedText(display_title(hit.conversation_title), Qt.TextElideMode.ElideRight, inner.width())
         painter.drawText(QRect(inner.left(), inner.top(), inner.width(), fm.lineSpacing()), 0, title)
         if hit.message_id is not None:
             painter.setFont(option.font)
@@ -78,10 +79,11 @@ class SearchHitDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _draw_snippet(self, painter: QPainter, rect: QRect, hit: SearchHit, c: theme.ThemeColors) -> None:
-        text = " ".join(hit.snippet.split("\n"))
+        # Shown as it reads, not as Markdown source (issue 9.10): the highlights move with the text.
+        text, spans = markdown_snippet(" ".join(hit.snippet.split("\n")), hit.match_spans)
         layout = QTextLayout(text, painter.font())
         formats = []
-        for start, end in hit.match_spans:
+        for start, end in spans:
             fmt = QTextLayout.FormatRange()
             fmt.start, fmt.length = start, end - start
             fmt.format.setForeground(QColor(c.text))
@@ -420,4 +422,5 @@ class Sidebar(QFrame):
 
 
 def _short(text: str, limit: int = 28) -> str:
+    text = display_title(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from localmind.engine.types import LoadInfo, TurnStats
 from localmind.ui import icons, theme
+from localmind.ui.plain import tooltip
 
 DEVICE_NAMES = {"cpu": "CPU", "cuda": "CUDA GPU", "dml": "DirectML GPU", "coreml": "Core ML"}
 HIGH_CONTEXT = 0.9
@@ -120,13 +121,13 @@ class StatusBar(QFrame):
             self.device_label.setToolTip("")
         elif info is not None:
             self.model_label.setText(info.model_name)
-            self.model_label.setToolTip(info.model_dir)
+            self.model_label.setToolTip(tooltip(info.model_dir))
             device = DEVICE_NAMES.get(info.device, info.device)
             if info.fallback_reasons:
                 self.device_label.setText(self.tr("on {device} ⓘ").format(device=device))
                 lines = [self.tr("Running on {device}. Not used:").format(device=device)]
                 lines += [f"• {DEVICE_NAMES.get(d, d)}: {why}" for d, why in info.fallback_reasons]
-                self.device_label.setToolTip("\n".join(lines))
+                self.device_label.setToolTip(tooltip("\n".join(lines)))
             else:
                 self.device_label.setText(self.tr("on {device}").format(device=device))
                 self.device_label.setToolTip("")

@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
+from localmind.models.plain_text import tooltip
 from localmind.ui.chat.theme import ChatTheme
 
 MARKDOWN_FEATURES = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
@@ -121,7 +122,7 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
                 change.setFontUnderline(False)
                 if is_safe_link(QUrl(cf.anchorHref())):
                     change.setForeground(theme.link)
-                    change.setToolTip(cf.anchorHref())
+                    change.setToolTip(tooltip(cf.anchorHref()))
                 else:
                     # Shown for what it is and not clickable: file:, javascript:, app schemes.
                     change.setAnchor(False)
@@ -129,7 +130,9 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
                     change.setFontUnderline(True)
                     change.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
                     change.setToolTip(
-                        QCoreApplication.translate("ChatView", "Link not opened: {url}").format(url=cf.anchorHref())
+                        tooltip(
+                            QCoreApplication.translate("ChatView", "Link not opened: {url}").format(url=cf.anchorHref())
+                        )
                     )
             elif quote:
                 change = QTextCharFormat()
@@ -190,7 +193,7 @@ def _replace_image(cursor: QTextCursor, position: int, length: int, alt: str, ur
     fmt = QTextCharFormat()
     fmt.setForeground(theme.link if is_safe_link(QUrl(url)) else theme.muted)
     fmt.setFontItalic(True)
-    fmt.setToolTip(QCoreApplication.translate("ChatView", "Not loaded: {url}").format(url=url))
+    fmt.setToolTip(tooltip(QCoreApplication.translate("ChatView", "Not loaded: {url}").format(url=url)))
     if is_safe_link(QUrl(url)):
         fmt.setAnchor(True)
         fmt.setAnchorHref(url)

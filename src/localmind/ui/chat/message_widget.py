@@ -155,6 +155,7 @@ class MessageWidget(QWidget):
         self.regenerate_button = _action_button(self.tr("Regenerate"), self.tr("Regenerate answer"), self)
         self.regenerate_button.clicked.connect(self.regenerate_requested)
         self._badge = QLabel(self)
+        self._badge.setTextFormat(Qt.TextFormat.PlainText)
         self._badge.setAccessibleName(self.tr("Message status"))
         self._badge.hide()
         if record.role == "user":

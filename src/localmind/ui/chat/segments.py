@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from localmind.models.plain_text import tooltip
 from localmind.ui.chat import icons
 from localmind.ui.chat.highlighter import CodeHighlighter
 from localmind.ui.chat.markdown import SafeDocument, is_safe_link, render_markdown
@@ -123,7 +124,7 @@ class MarkdownView(QTextBrowser):
 
     def _on_hover_link(self, url: QUrl) -> None:
         # Show where a link really goes: its text may claim otherwise.
-        self.setToolTip(url.toString() if not url.isEmpty() else "")
+        self.setToolTip(tooltip(url.toString()) if not url.isEmpty() else "")
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -200,6 +201,7 @@ class CodeBlockWidget(QFrame):
         header.setObjectName("codeHeader")
         self._header = header
         self._language_label = QLabel(language or self.tr("code"), header)
+        self._language_label.setTextFormat(Qt.TextFormat.PlainText)  # the fence's info string is the model's text
         self._copy = CopyButton(self.tr("Copy"), self.tr("Copy code"), header)
         self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self._copy.clicked.connect(lambda: self._copy.copy_text(self.code()))
