@@ -34,6 +34,8 @@ def tooltip(text: str, limit: int = TOOLTIP_CHARS) -> str:
         return ""
     if len(text) > limit:
         text = text[: limit - 1] + "…"
+    if "<" not in text:
+        return text  # without a tag Qt shows it as plain text already
     return "<p style='white-space:pre-wrap'>" + html.escape(text).replace("\n", "<br>") + "</p>"
 
 
