@@ -1,0 +1,154 @@
+"""``localmind serve``: the model as an HTTP API (OpenAI-compatible, plus ``/generate``), headless.
+
+No Qt is imported: it runs on a server, in a container, over SSH. The engine runs in a child process (the
+same one the window uses), so a forward pass never stalls the event loop and a crash in native code is
+reported as an error, not the end of the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from localmind.engine.types import DEVICES, LoadOptions
+from localmind.errors import UserFacingError
+
+ENV_API_KEY = "LOCALMIND_API_KEY"
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("serve", help="serve a model over HTTP (OpenAI-compatible API)")
+    p.add_argument("--model", required=True, metavar="ID|DIR", help="an installed model's id, or a model folder")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this computer only)")
+    p.add_argument("--port", type=int, default=None, help="port (default: $PORT, else 8000)")
+    p.add_argument("--api-key", metavar="KEY", help=f"require this key (also ${ENV_API_KEY}; needed beyond loopback)")
+    p.add_argument(
+        "--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)"
+    )
+    p.add_argument("--max-queue", type=int, default=16, metavar="N", help="requests that may wait; more get 429")
+    p.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow browser pages from ORIGIN (repeat for several); CORS is off by default",
+    )
+    p.add_argument("--context", type=int, metavar="TOKENS", help="context budget (default: min(model context, 4096))")
+    p.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: physical cores)")
+    p.add_argument("--max-body-bytes", type=int, default=1_000_000, metavar="N", help="largest request body")
+    p.add_argument("--max-prompt-chars", type=int, default=200_000, metavar="N", help="longest prompt in characters")
+    p.set_defaults(handler=run)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(host: str, api_key: str | None) -> None:
+    if not is_loopback(host) and not api_key:
+        raise UserFacingError(
+            f"Listening on {host} lets other computers use this model, so the server needs an API key.",
+            hint=f"Add --api-key KEY (or set ${ENV_API_KEY}), or listen on this computer only with --host 127.0.0.1.",
+        )
+
+
+def resolve_model(spec: str) -> tuple[str, Path]:
+    """(id clients will use, folder) for an installed model id or a folder path."""
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return path.resolve().name, path.resolve()
+    if os.sep in spec or (os.altsep and os.altsep in spec):
+        raise UserFacingError(f"Model folder not found: {spec}.", hint="Check the path, or pass an installed model id.")
+    from localmind.core.hub.installed import require_installed
+
+    model = require_installed(spec)
+    if not model.ok:
+        raise UserFacingError(
+            f"The model {spec!r} cannot be used: {model.problem}.", hint=f"Run `localmind models verify {spec}`."
+        )
+    return model.id, model.model_path
+
+
+def _configure_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
+    for name in ("localmind.server", "localmind.serve"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+def run(args: argparse.Namespace) -> int:
+    api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
+    check_exposure(args.host, api_key)
+    port = args.port if args.port is not None else int(os.environ.get("PORT") or 8000)
+    if args.max_queue < 0:
+        raise UserFacingError("--max-queue must be 0 or more.")
+    model_id, folder = resolve_model(args.model)
+
+    import uvicorn
+
+    from localmind.engine.process import EngineProcess
+    from localmind.server.app import create_app
+    from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
+    from localmind.server.scheduler import Scheduler
+
+    _configure_logging()
+    say = logging.getLogger("localmind.serve")
+    engine = EngineProcess()
+    try:
+        info = engine.load(
+            str(folder), LoadOptions(device=args.device, threads=args.threads, context_budget=args.context)
+        )
+        for warning in info.warnings:
+            say.info("note: %s", warning)
+        served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)
+        scheduler = Scheduler(lambda: contextlib.nullcontext(engine), max_queue=args.max_queue)
+        config = ServerConfig(
+            api_key=api_key,
+            cors_origins=tuple(args.cors_origin),
+            # Beyond loopback the key protects the API; names are the deployment's business (proxies, DNS).
+            allowed_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else (),
+            max_body_bytes=args.max_body_bytes,
+            max_prompt_chars=args.max_prompt_chars,
+        )
+        app = create_app(scheduler, lambda: served, config)
+        server = uvicorn.Server(
+            uvicorn.Config(
+                app, host=args.host, port=port, access_log=False, log_level="warning", timeout_graceful_shutdown=5
+            )
+        )
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        say.info(
+            "LocalMind API: %s on %s (%s threads) at http://%s:%d/v1 — docs at /docs%s",
+            model_id,
+            info.device,
+            info.threads,
+            shown,
+            port,
+            "" if api_key else " (no API key)",
+        )
+        try:
+            server.run()
+        finally:
+            scheduler.close()
+        if not server.started:
+            raise UserFacingError(
+                f"Could not listen on {shown}:{port}.",
+                hint="Another program may be using the port: pick another with --port.",
+            )
+    finally:
+        engine.close()
+    return 0

@@ -1,0 +1,205 @@
+"""``/v1/chat/completions``, ``/v1/completions`` and ``/v1/models`` as OpenAI's clients expect them."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from localmind.server import requests as conv
+from localmind.server.auth import require_key
+from localmind.server.context import ServedModel, client_of, context_of
+from localmind.server.errors import APIError
+from localmind.server.schemas import ChatCompletionRequest, CompletionRequest
+from localmind.server.sse import EventStreamResponse, sse
+from localmind.server.turns import Turn, unless_disconnected
+
+router = APIRouter(dependencies=[Depends(require_key)])
+
+_Chunk = Callable[[str | None, str | None], dict[str, Any]]  # (text, finish_reason) -> chunk
+
+
+async def _first(pieces: AsyncIterator[str]) -> str | None:
+    try:
+        return await pieces.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
+async def _stream_body(
+    turn: Turn,
+    first: str | None,
+    pieces: AsyncIterator[str],
+    chunk: _Chunk,
+    usage_chunk: Callable[[], dict[str, Any]] | None,
+) -> AsyncIterator[bytes]:
+    try:
+        if first is not None:
+            yield sse(chunk(first, None))
+        async for text in pieces:
+            yield sse(chunk(text, None))
+        assert turn.outcome is not None
+        yield sse(chunk(None, turn.outcome.finish_reason))
+        if usage_chunk is not None:
+            yield sse(usage_chunk())
+    except APIError as exc:
+        # Too late for a status code: OpenAI's clients raise on an "error" event.
+        yield sse(exc.body())
+    finally:
+        if turn.outcome is None:  # the client went away: stop the engine and note how far it got
+            turn.cancel()
+            await turn.settle()
+    yield b"data: [DONE]\n\n"
+
+
+async def _run(
+    request: Request, turn: Turn, stream: bool, chunk: _Chunk, usage_chunk: Callable[[], dict[str, Any]] | None
+) -> Response | None:
+    """Streams (returns the response), or runs to the end (returns None: read ``turn``)."""
+    pieces = turn.pieces()
+    if stream:
+        # Wait for the first piece before answering, so queue and prompt errors still get their status code.
+        first = await unless_disconnected(request, _first(pieces), turn)
+        return EventStreamResponse(_stream_body(turn, first, pieces, chunk, usage_chunk), on_disconnect=turn.cancel)
+
+    async def collect() -> None:
+        async for _ in pieces:
+            pass
+
+    await unless_disconnected(request, collect(), turn)
+    return None
+
+
+@router.get("/v1/models", summary="The model this server serves")
+async def list_models(request: Request) -> dict[str, Any]:
+    served = context_of(request).served()
+    data = [] if served is None else [_model_card(served)]
+    return {"object": "list", "data": data}
+
+
+def _model_card(served: ServedModel) -> dict[str, Any]:
+    return {"id": served.id, "object": "model", "created": served.created, "owned_by": "localmind"}
+
+
+@router.post("/v1/chat/completions", summary="Chat (OpenAI-compatible; streams with SSE when stream=true)")
+async def chat_completions(body: ChatCompletionRequest, request: Request) -> Response:
+    ctx = context_of(request)
+    served = conv.require_model(ctx, body.model)
+    conv.check_chat_extras(body)
+    messages = conv.chat_messages(ctx, body)
+    options = conv.generation_options(ctx, body, body.max_completion_tokens or body.max_tokens)
+    turn = Turn(ctx.scheduler, messages, options, conv.stop_sequences(body), client_of(request))
+    request.state.turn = turn
+    cid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+    include_usage = bool(body.stream_options and body.stream_options.include_usage)
+    sent_role = False
+
+    def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
+        nonlocal sent_role
+        delta: dict[str, Any] = {}
+        if not sent_role:
+            delta["role"], sent_role = "assistant", True
+        if text is not None:
+            delta["content"] = text
+        out: dict[str, Any] = {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": served.id,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        if include_usage:
+            out["usage"] = None
+        return out
+
+    def usage_chunk() -> dict[str, Any]:
+        assert turn.outcome is not None
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": served.id,
+            "choices": [],
+            "usage": turn.outcome.usage(),
+        }
+
+    response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
+    if response is not None:
+        return response
+    assert turn.outcome is not None
+    return JSONResponse(
+        {
+            "id": cid,
+            "object": "chat.completion",
+            "created": created,
+            "model": served.id,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": turn.text},
+                    "logprobs": None,
+                    "finish_reason": turn.outcome.finish_reason,
+                }
+            ],
+            "usage": turn.outcome.usage(),
+        }
+    )
+
+
+@router.post("/v1/completions", summary="Text completion (the prompt is read as one user message)")
+async def completions(body: CompletionRequest, request: Request) -> Response:
+    ctx = context_of(request)
+    served = conv.require_model(ctx, body.model)
+    messages = conv.completion_messages(ctx, body)
+    options = conv.generation_options(ctx, body, body.max_tokens or 16)
+    turn = Turn(ctx.scheduler, messages, options, conv.stop_sequences(body), client_of(request))
+    request.state.turn = turn
+    cid, created = f"cmpl-{uuid.uuid4().hex}", int(time.time())
+    include_usage = bool(body.stream_options and body.stream_options.include_usage)
+    prefix = messages[0].content if body.echo else ""
+
+    def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
+        nonlocal prefix
+        text, prefix = prefix + (text or ""), ""
+        out: dict[str, Any] = {
+            "id": cid,
+            "object": "text_completion",
+            "created": created,
+            "model": served.id,
+            "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}],
+        }
+        if include_usage:
+            out["usage"] = None
+        return out
+
+    def usage_chunk() -> dict[str, Any]:
+        assert turn.outcome is not None
+        return {
+            "id": cid,
+            "object": "text_completion",
+            "created": created,
+            "model": served.id,
+            "choices": [],
+            "usage": turn.outcome.usage(),
+        }
+
+    response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
+    if response is not None:
+        return response
+    assert turn.outcome is not None
+    return JSONResponse(
+        {
+            "id": cid,
+            "object": "text_completion",
+            "created": created,
+            "model": served.id,
+            "choices": [
+                {"index": 0, "text": prefix + turn.text, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
+            ],
+            "usage": turn.outcome.usage(),
+        }
+    )

@@ -1,0 +1,126 @@
+"""OpenAI request fields → the engine's messages and options, refusing what LocalMind cannot honour."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from localmind.engine.types import ChatMessage, GenerationOptions, Role
+from localmind.server.context import ServedModel, ServerContext
+from localmind.server.errors import APIError, bad_request, unsupported
+from localmind.server.schemas import ChatCompletionRequest, CompletionRequest, Message, SamplingFields
+
+_ROLES: dict[str, Role] = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+
+
+def require_model(ctx: ServerContext, requested: str) -> ServedModel:
+    served = ctx.served()
+    if served is None:
+        raise APIError(
+            503,
+            "No model is loaded. Load one in LocalMind, then try again.",
+            type="server_error",
+            code="model_not_loaded",
+        )
+    if requested != served.id:
+        raise APIError(
+            404,
+            f"The model '{requested}' does not exist here. This server serves '{served.id}' (GET /v1/models lists it).",
+            param="model",
+            code="model_not_found",
+        )
+    return served
+
+
+def _text_of(message: Message, index: int) -> str:
+    content = message.content
+    if content is None:
+        raise bad_request(
+            f"messages[{index}] has no content (tool calls are not supported).", param=f"messages.{index}.content"
+        )
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content:
+        if part.type != "text" or part.text is None:
+            raise unsupported(
+                f"messages.{index}.content", f"messages[{index}] has a '{part.type}' part; this model reads text only."
+            )
+        parts.append(part.text)
+    return "".join(parts)
+
+
+def chat_messages(ctx: ServerContext, body: ChatCompletionRequest) -> list[ChatMessage]:
+    messages = []
+    for i, message in enumerate(body.messages):
+        role = _ROLES.get(message.role)
+        if role is None:
+            raise bad_request(
+                f"messages[{i}] has role '{message.role}'; use system, user or assistant (tools are not supported).",
+                param=f"messages.{i}.role",
+            )
+        messages.append(ChatMessage(role, _text_of(message, i)))
+    check_prompt_size(ctx, sum(len(m.content) for m in messages), "messages")
+    return messages
+
+
+def completion_messages(ctx: ServerContext, body: CompletionRequest) -> list[ChatMessage]:
+    prompt = body.prompt
+    if isinstance(prompt, list):
+        if len(prompt) != 1:
+            raise unsupported("prompt", "Send one prompt per request (a list of several is not supported).")
+        prompt = prompt[0]
+    if body.suffix:
+        raise unsupported("suffix", "'suffix' (fill-in-the-middle) is not supported.")
+    if body.best_of not in (None, 1):
+        raise unsupported("best_of", "'best_of' must be 1.")
+    check_prompt_size(ctx, len(prompt), "prompt")
+    # LocalMind runs chat models: the prompt is read as one user message through the model's chat template.
+    return [ChatMessage("user", prompt)]
+
+
+def check_prompt_size(ctx: ServerContext, chars: int, param: str) -> None:
+    limit = ctx.config.max_prompt_chars
+    if chars > limit:
+        raise APIError(
+            400,
+            f"The prompt is too long: {chars:,} characters; this server accepts at most {limit:,}.",
+            param=param,
+            code="prompt_too_long",
+        )
+
+
+def generation_options(ctx: ServerContext, body: SamplingFields, max_tokens: int | None) -> GenerationOptions:
+    if body.n not in (None, 1):
+        raise unsupported("n", "Only n=1 is supported: ask once per answer you need.")
+    if body.logprobs:
+        raise unsupported("logprobs", "'logprobs' is not supported.")
+    for name in ("frequency_penalty", "presence_penalty"):
+        if getattr(body, name):
+            raise unsupported(name, f"'{name}' is not supported; leave it out or send 0.")
+    defaults = ctx.config.defaults
+    return replace(
+        defaults,
+        temperature=defaults.temperature if body.temperature is None else body.temperature,
+        top_p=defaults.top_p if body.top_p is None else body.top_p,
+        max_new_tokens=max_tokens or defaults.max_new_tokens,
+        seed=body.seed,
+        min_new_tokens=0,
+    )
+
+
+def stop_sequences(body: SamplingFields) -> list[str]:
+    stops = [body.stop] if isinstance(body.stop, str) else list(body.stop or [])
+    if len(stops) > 4:
+        raise bad_request("'stop' takes at most 4 sequences.", param="stop")
+    return stops
+
+
+def check_chat_extras(body: ChatCompletionRequest) -> None:
+    if body.tools:
+        raise unsupported("tools", "Tools (function calling) are not supported by this server.")
+    if body.response_format is not None and body.response_format.type != "text":
+        raise unsupported(
+            "response_format",
+            f"response_format '{body.response_format.type}' is not supported: LocalMind's engine does not constrain "
+            "its output yet. Ask for JSON in the prompt instead and validate the reply.",
+        )

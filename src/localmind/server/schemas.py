@@ -1,0 +1,79 @@
+"""Request bodies. Unknown fields are ignored (OpenAI clients send many); values we cannot honour are refused."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ContentPart(_Lenient):
+    type: str
+    text: str | None = None
+
+
+class Message(_Lenient):
+    role: str
+    content: str | list[ContentPart] | None = None
+    name: str | None = None
+
+
+class StreamOptions(_Lenient):
+    include_usage: bool = False
+
+
+class ResponseFormat(_Lenient):
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: dict[str, Any] | None = None
+
+
+class SamplingFields(_Lenient):
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    seed: int | None = None
+    stop: str | list[str] | None = None
+    n: int | None = Field(default=None, ge=1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    frequency_penalty: float | None = None
+    presence_penalty: float | None = None
+    logprobs: bool | None = None
+    user: str | None = None
+
+
+class ChatCompletionRequest(SamplingFields):
+    model: str
+    messages: list[Message] = Field(min_length=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    response_format: ResponseFormat | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: Any = None
+
+
+class CompletionRequest(SamplingFields):
+    model: str
+    prompt: str | list[str]
+    max_tokens: int | None = Field(default=None, ge=1)
+    echo: bool = False
+    suffix: str | None = None
+    best_of: int | None = None
+
+
+class GenerateRequest(_Lenient):
+    """The reference article's request: one prompt in, the generated text out."""
+
+    prompt: str = Field(min_length=1, description="The user's message (formatted with the model's chat template).")
+    max_new_tokens: int = Field(default=256, ge=1, description="At most this many new tokens.")
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0, description="0 always picks the most likely token.")
+    top_p: float = Field(default=0.9, gt=0.0, le=1.0)
+
+
+class GenerateResponse(BaseModel):
+    generated_text: str
+    tokens_generated: int
+    finish_reason: Literal["stop", "length"]
