@@ -24,7 +24,14 @@ from localmind.errors import UserFacingError
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("chat", help="chat with a model in the terminal")
-    p.add_argument("--model", required=True, metavar="DIR", help="model folder (contains genai_config.json)")
+    p.add_argument(
+        "--model",
+        required=True,
+        metavar="DIR",
+        help="model folder (contains genai_config.json); with --remote, its name",
+    )
+    p.add_argument("--remote", metavar="URL", help="chat with a model on an OpenAI-compatible server (messages leave)")
+    p.add_argument("--api-key", metavar="KEY", help="the --remote server's key (also $LOCALMIND_REMOTE_API_KEY)")
     p.add_argument(
         "--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)"
     )
@@ -82,7 +89,16 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     options.validate()
-    engine = LocalEngine()
+    engine: Any
+    if args.remote:
+        import os
+
+        from localmind.engine.remote import RemoteEngine
+
+        # Its load info carries the warning that messages leave this computer; it is printed below.
+        engine = RemoteEngine(args.remote, args.api_key or os.environ.get("LOCALMIND_REMOTE_API_KEY"))
+    else:
+        engine = LocalEngine()
     info = engine.load(args.model, LoadOptions(device=args.device, threads=args.threads, context_budget=args.context))
     if args.stats:
         print(

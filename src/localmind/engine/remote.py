@@ -1,0 +1,293 @@
+"""A model on another computer: any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LocalMind's own).
+
+The same :class:`~localmind.engine.types.ChatEngine` protocol as the local engine, so the window, the worker
+and ``localmind chat`` drive it unchanged: text streams as ``TextDelta`` (SSE from ``/v1/chat/completions``),
+a turn ends with ``TurnFinished`` and its stats, ``cancel()`` stops it from any thread (the connection is
+closed, which makes a well-behaved server stop generating). Failures say which server and what to do: a
+refused connection or an HTTP error raises :class:`EngineError` before any text; a stream cut mid-reply ends
+the turn with ``FinishReason.ERROR`` and keeps the text so far. The next ``generate`` simply connects again;
+a connection the server dropped while idle is retried once.
+
+Messages sent to a remote engine leave this computer: the UI says so wherever one is offered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2 as httpx
+
+from localmind.engine.types import (
+    ChatMessage,
+    EngineError,
+    FinishReason,
+    GenerationOptions,
+    LoadInfo,
+    LoadOptions,
+    ModelLoadError,
+    StreamEvent,
+    TextDelta,
+    TurnFinished,
+    TurnStats,
+)
+
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 300.0  # a big model on a busy server may think for minutes before its first token
+
+
+def normalise_base_url(url: str) -> str:
+    """``http://host:8000``, ``http://host:8000/`` and ``http://host:8000/v1`` all mean ``http://host:8000/v1``."""
+    url = url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise EngineError(
+            f"{url!r} is not a server address.", hint="Use the form http://HOST:PORT (for example http://gpu-box:8000)."
+        )
+    return url if url.endswith("/v1") else url + "/v1"
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).netloc or url
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = json.loads(response.read())
+    except (ValueError, httpx.HTTPError):
+        return response.reason_phrase or f"HTTP {response.status_code}"
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    if isinstance(body, dict) and isinstance(body.get("detail"), str):
+        return str(body["detail"])
+    return response.reason_phrase or f"HTTP {response.status_code}"
+
+
+class RemoteEngine:
+    """A :class:`~localmind.engine.types.ChatEngine` that talks to an OpenAI-compatible server."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, *, transport: httpx.BaseTransport | None = None):
+        self.base_url = normalise_base_url(base_url)
+        self.host = host_of(self.base_url)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            transport=transport,
+        )
+        self._model: str | None = None
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._response: httpx.Response | None = None
+        self.info: LoadInfo | None = None
+
+    # -- talking to the server -----------------------------------------------------------------------------------
+    def _unreachable(self, exc: Exception) -> EngineError:
+        if isinstance(exc, httpx.TimeoutException):
+            what = "did not answer in time"
+        elif isinstance(exc, httpx.ConnectError):
+            what = "refused the connection or could not be found"
+        else:
+            what = f"could not be reached ({type(exc).__name__})"
+        return EngineError(
+            f"The server at {self.host} {what}.",
+            hint="Check that it is running and that the address is right, then try again.",
+        )
+
+    def _http_error(self, response: httpx.Response) -> EngineError:
+        detail = _error_detail(response)
+        status = response.status_code
+        if status in (401, 403):
+            hint = "Check the API key in Settings → Remote models."
+        elif status == 404:
+            hint = "Check the model name and the address (it should end in /v1 or nothing)."
+        elif status == 429:
+            hint = "The server is busy; try again in a moment."
+        else:
+            hint = "The server reported a problem; try again, or check the server's log."
+        return EngineError(f"The server at {self.host} answered {status}: {detail}", hint=hint)
+
+    def list_models(self) -> list[str]:
+        """The model ids the server offers (also a connection test)."""
+        try:
+            response = self._client.get("/models")
+        except httpx.HTTPError as exc:
+            raise self._unreachable(exc) from exc
+        if response.status_code != 200:
+            raise self._http_error(response)
+        try:
+            data = response.json()["data"]
+            return [str(item["id"]) for item in data]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EngineError(
+                f"The server at {self.host} did not answer like an OpenAI-compatible server.",
+                hint="Check the address: it should be the server's API root (for example http://HOST:8000/v1).",
+            ) from exc
+
+    # -- ChatEngine ----------------------------------------------------------------------------------------------
+    def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
+        """``model_dir`` is the remote model's name. Checks the server has it."""
+        started = time.perf_counter()
+        try:
+            names = self.list_models()
+        except EngineError as exc:
+            raise ModelLoadError(exc.message, hint=exc.hint) from exc
+        if model_dir not in names:
+            offered = ", ".join(names[:10]) or "none"
+            raise ModelLoadError(
+                f"The server at {self.host} has no model called {model_dir!r} (it offers: {offered}).",
+                hint="Pick one of those.",
+            )
+        self._model = model_dir
+        self.info = LoadInfo(
+            model_dir=f"{self.base_url}#{model_dir}",
+            model_name=model_dir,
+            model_type="remote",
+            device=f"remote: {self.host}",
+            load_s=time.perf_counter() - started,
+            warnings=(f"This model runs on {self.host}: your messages leave this computer.",),
+        )
+        return self.info
+
+    def unload(self) -> None:
+        self._model = None
+        self.info = None
+
+    def close(self) -> None:
+        self.cancel()
+        self._client.close()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        with self._lock:
+            response = self._response
+        if response is not None:
+            # Closing the connection ends the blocking read in the generating thread at once, and tells the
+            # server its client is gone (LocalMind's server then stops within one decode step).
+            with contextlib.suppress(Exception):  # already closed, or closing raced with the reader: it is over
+                response.close()
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        # No tokenizer here; about four characters a token is the usual estimate for display.
+        return sum(len(m.content) for m in messages) // 4 + 4 * len(messages)
+
+    def generate(
+        self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None
+    ) -> Iterator[StreamEvent]:
+        if self._model is None:
+            raise EngineError("No model is loaded.", hint="Pick a model first.")
+        options = options or GenerationOptions()
+        options.validate()
+        self._cancel.clear()
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "temperature": options.temperature,
+            "top_p": options.top_p,
+            "max_tokens": options.max_new_tokens,
+        }
+        if options.seed is not None:
+            body["seed"] = options.seed
+        return self._stream(body)
+
+    def _open(self, body: dict[str, Any]) -> httpx.Response:
+        for attempt in (1, 2):
+            request = self._client.build_request("POST", "/chat/completions", json=body)
+            try:
+                response = self._client.send(request, stream=True)
+            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+                # A kept-alive connection the server had closed: connect again, once.
+                if attempt == 2 or self._cancel.is_set():
+                    raise self._unreachable(exc) from exc
+                continue
+            except httpx.HTTPError as exc:
+                raise self._unreachable(exc) from exc
+            if response.status_code != 200:
+                try:
+                    raise self._http_error(response)
+                finally:
+                    response.close()
+            return response
+        raise AssertionError("unreachable")
+
+    def _stream(self, body: dict[str, Any]) -> Iterator[StreamEvent]:
+        started = time.perf_counter()
+        response = self._open(body)
+        with self._lock:
+            self._response = response
+        first: float | None = None
+        pieces = 0
+        finish: str | None = None
+        usage: dict[str, Any] = {}
+        error: str | None = None
+        done = False
+        try:
+            for line in response.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                payload = line[5:].strip()
+                if payload == "[DONE]":
+                    done = True
+                    break
+                try:
+                    chunk = json.loads(payload)
+                except ValueError:
+                    error = f"The server at {self.host} sent something that is not JSON in its stream."
+                    break
+                if isinstance(chunk.get("error"), dict):
+                    error = f"The server at {self.host} failed mid-reply: {chunk['error'].get('message', 'no reason')}"
+                    break
+                if isinstance(chunk.get("usage"), dict):
+                    usage = chunk["usage"]
+                for choice in chunk.get("choices") or []:
+                    text = (choice.get("delta") or {}).get("content")
+                    if text:
+                        if first is None:
+                            first = time.perf_counter()
+                        pieces += 1
+                        yield TextDelta(text)
+                    finish = choice.get("finish_reason") or finish
+        except httpx.HTTPError as exc:
+            if not self._cancel.is_set():
+                error = f"The connection to {self.host} was lost mid-reply ({type(exc).__name__})."
+        finally:
+            with self._lock:
+                self._response = None
+            response.close()
+        if self._cancel.is_set():
+            reason = FinishReason.CANCELLED
+        elif error is not None:
+            reason = FinishReason.ERROR
+        elif not done and finish is None:
+            reason, error = FinishReason.ERROR, f"The connection to {self.host} ended before the reply was complete."
+        else:
+            reason = FinishReason.LENGTH if finish == "length" else FinishReason.END_OF_TURN
+        generated = int(usage.get("completion_tokens") or pieces)
+        now = time.perf_counter()
+        decode_s = now - first if first else 0.0
+        details = usage.get("prompt_tokens_details") or {}
+        stats = TurnStats(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            reused_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
+            generated_tokens=generated,
+            time_to_first_token_s=(first - started) if first else 0.0,
+            tokens_per_second=(generated - 1) / decode_s if generated > 1 and decode_s > 0 else 0.0,
+            total_s=now - started,
+        )
+        if reason is FinishReason.ERROR and error:
+            error += " Try again; the text so far is kept."
+        yield TurnFinished(reason, stats, error=error)
+
+
+__all__ = ["RemoteEngine", "host_of", "normalise_base_url"]
