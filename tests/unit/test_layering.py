@@ -25,7 +25,7 @@ def files(layer: str) -> list[Path]:
 def test_core_and_engine_do_not_import_qt() -> None:
     offenders = [
         f"{p.relative_to(SRC)} imports {name}"
-        for layer in ("core", "engine", "server")
+        for layer in ("core", "engine", "server", "documents")
         for p in files(layer)
         for name in imports(p)
         if name.split(".")[0] in {"PySide6", "shiboken6", "PyQt5", "PyQt6"}
@@ -48,7 +48,7 @@ def test_workers_and_models_use_qtcore_only() -> None:
 def test_nothing_below_ui_imports_ui_or_app() -> None:
     offenders = [
         f"{p.relative_to(SRC)} imports {name}"
-        for layer in ("core", "engine", "workers", "models")
+        for layer in ("core", "engine", "documents", "workers", "models")
         for p in files(layer)
         for name in imports(p)
         if name.startswith(("localmind.ui", "localmind.app"))

@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from localmind.commands import chat, info, models, serve, transfer
+from localmind.commands import chat, docs, info, models, serve, transfer
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-COMMANDS: list[Register] = [chat.register, info.register, transfer.register, models.register, serve.register]
+COMMANDS: list[Register] = [
+    chat.register,
+    info.register,
+    transfer.register,
+    models.register,
+    serve.register,
+    docs.register,
+]

@@ -46,6 +46,13 @@ def register(sub: Any) -> None:
     p.add_argument("--context", type=int, metavar="TOKENS", help="context budget (default: min(model context, 4096))")
     p.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: physical cores)")
     p.add_argument("--stats", action="store_true", help="print time to first token, tokens/s and device to stderr")
+    p.add_argument(
+        "--docs",
+        nargs="?",
+        const="",
+        metavar="COLLECTION",
+        help="answer from your documents (all, or one collection); prints the sources after each reply",
+    )
     p.set_defaults(handler=run)
 
 
@@ -110,14 +117,22 @@ def run(args: argparse.Namespace) -> int:
     for warning in info.warnings:
         print(f"note: {warning}", file=sys.stderr)
     history: list[ChatMessage] = [ChatMessage("system", args.system)] if args.system else []
+    documents: Any = None  # DocumentsTurns with --docs
+    if args.docs is not None:
+        from localmind.commands.docs_chat import DocumentsTurns
+
+        documents = DocumentsTurns.open(args.docs, engine, info, options)
+        history = documents.system(history)
 
     if args.prompt is not None:
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if not prompt.strip():
             raise UserFacingError("The prompt is empty.", hint="Pass some text with --prompt.")
-        history.append(ChatMessage("user", prompt))
-        _, finished = _stream_turn(engine, history, options, sys.stdout)
+        history.append(ChatMessage("user", documents.prompt(history, prompt) if documents else prompt))
+        reply, finished = _stream_turn(engine, history, options, sys.stdout)
         sys.stdout.write("\n")
+        if documents is not None:
+            print(documents.sources_line(reply))
         if args.stats:
             _print_stats(info, finished)
         if finished.reason is FinishReason.ERROR:
@@ -139,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             if interactive:
                 break
             continue
-        history.append(ChatMessage("user", line))
+        history.append(ChatMessage("user", documents.prompt(history, line) if documents else line))
         try:
             reply, finished = _stream_turn(engine, history, options, sys.stdout)
         except KeyboardInterrupt:
@@ -153,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
             history.pop()
             continue
         history.append(ChatMessage("assistant", reply))
+        if documents is not None:
+            print(documents.sources_line(reply))
         if args.stats and finished is not None:
             _print_stats(info, finished)
     return 0

@@ -99,6 +99,7 @@ class ChatSession(QObject):
         self._turn: _Turn | None = None
         self._count_request: int | None = None
         self._closed = False
+        self.documents: Any = None  # a documents.chat.DocumentsChat when the app has one ("Use my documents")
         self._save_timer = QTimer(self)
         self._save_timer.setInterval(SAVE_INTERVAL_MS)
         self._save_timer.timeout.connect(self.save_partial_reply)
@@ -260,13 +261,16 @@ class ChatSession(QObject):
 
     def _history(self) -> list[ChatMessage]:
         system_prompt, _ = self.chat_settings()
+        if self.documents is not None:
+            system_prompt = self.documents.system(system_prompt, self.messages)
         history = [ChatMessage("system", system_prompt)] if system_prompt.strip() else []
         for m in self.messages:
             if m.role == "system" or m.status == "error" or not m.content:
                 continue
             if self._turn is not None and m.id == self._turn.reply.id:
                 continue
-            history.append(ChatMessage(m.role, m.content))
+            content = self.documents.content_for_model(m) if self.documents is not None else m.content
+            history.append(ChatMessage(m.role, content))
         return history
 
     def _start_turn(self, user_message: Message | None) -> bool:
@@ -276,6 +280,8 @@ class ChatSession(QObject):
         except UserFacingError as exc:
             self.error.emit(self.tr("The chat settings are not valid."), str(exc))
             return False
+        if self.documents is not None:
+            self.messages = self.documents.before_turn(self.messages)
         history = self._history()
         reply = self.store.append_message(self.conversation.id, "assistant", "", status="streaming")
         self.messages.append(reply)
@@ -364,6 +370,8 @@ class ChatSession(QObject):
 
     def _end_turn(self, turn: _Turn, status: MessageStatus, stats: dict[str, Any] | None) -> None:
         text = turn.text
+        if self.documents is not None:
+            text, stats = self.documents.after_turn(self.messages, text, stats)
         self._finish_turn_state()
         try:
             self.store.update_message(turn.reply.id, content=text, status=status, stats=stats)

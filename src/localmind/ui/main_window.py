@@ -353,8 +353,12 @@ class MainWindow(QMainWindow):
             self.copy_text(text)
             self.show_notice(self.tr("Copied the last answer."), timeout_ms=2000)
 
+    source_link_handler: Callable[[QUrl], bool] | None = None  # a cited document source (set by the documents feature)
+
     def open_link(self, url: QUrl) -> bool:
         """Open a link the user clicked in an answer in the system browser; other schemes (file:, custom) are refused."""
+        if url.scheme() == "localmind-source" and self.source_link_handler is not None:
+            return self.source_link_handler(url)
         if url.scheme().lower() not in SAFE_LINK_SCHEMES:
             self.show_error(
                 self.tr("This link was not opened."), self.tr("Only web and e-mail links open from a chat.")

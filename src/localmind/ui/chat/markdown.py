@@ -28,7 +28,8 @@ MARKDOWN_FEATURES = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextD
 
 # Schemes a link in a model's answer may open. Anything else (file:, javascript:, custom app
 # schemes that launch local programs) is ignored when clicked.
-SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+# localmind-source: a cited passage of the user's own documents; the window shows it (it opens nothing else).
+SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto", "localmind-source"})
 
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15, 4: 1.05, 5: 1.0, 6: 1.0}
 

@@ -1,0 +1,262 @@
+"""How fast the documents index is: indexing throughput and search latency. Prints JSON.
+
+    .venv/bin/python bench/docs.py [--sizes 1000,10000,100000] [--pdf-pages 200] [--embedder DIR]
+
+Indexing: a generated PDF of ``--pdf-pages`` pages (fpdf2) and as many Markdown files, indexed keyword-only and
+then with embeddings (pages/s, passages/s). The embedder is ``--embedder DIR`` or, by default, a random-weight
+encoder of multilingual-e5-small's shape (12 layers, 384 wide; built with torch + transformers from the bench
+extras, cached under bench/models/) — speed does not depend on weight values.
+Search: indexes of 1k/10k/100k synthetic passages (English and Chinese words, random unit vectors of 384
+dimensions), timing keyword, dense and hybrid search (median and p95 of 30 queries), and the memory the vector
+matrix takes. Goal (issue 13): search ≤ 100 ms at 100k passages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from localmind.documents.index import DocumentIndex
+from localmind.documents.library import Library
+from localmind.documents.search import Retriever
+
+DIM = 384
+WORDS = [
+    "river",
+    "mountain",
+    "glacier",
+    "budget",
+    "museum",
+    "survey",
+    "report",
+    "station",
+    "rain",
+    "gauge",
+    "harbour",
+    "lighthouse",
+    "contract",
+    "invoice",
+    "meeting",
+    "schedule",
+    "project",
+    "design",
+    "window",
+    "engine",
+    "model",
+    "token",
+    "context",
+    "memory",
+    "search",
+    "result",
+    "quarter",
+    "annual",
+    "长城",
+    "报告",
+    "会议",
+    "预算",
+    "项目",
+    "设计",
+    "冰川",
+    "博物馆",
+    "灯塔",
+    "合同",
+    "发票",
+    "季度",
+    "年度",
+    "结果",
+    "搜索",
+    "记忆",
+]
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def sentence(rng: random.Random, n: int = 40) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)) + "."
+
+
+class RandomVectors:
+    """Stands in for an embedder in the search timing: unit vectors, and a fixed cost-free query vector."""
+
+    model_id = "bench"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def embed_query(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]:
+        v = self.rng.standard_normal(DIM).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+
+def build_search_index(path: Path, size: int, seed: int = 0) -> DocumentIndex:
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed).standard_normal((size, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = DocumentIndex(path)
+    per_file = 100
+    with index.transaction():
+        for f in range(0, size, per_file):
+            cur = index.db.execute(
+                "INSERT INTO files (path, collection, state) VALUES (?, 'default', 'indexed')", (f"/bench/{f}.md",)
+            )
+            file_id = cur.lastrowid
+            for i in range(f, min(size, f + per_file)):
+                chunk = index.db.execute(
+                    "INSERT INTO chunks (file_id, ord, page, text, tokens) VALUES (?, ?, NULL, ?, 200)",
+                    (file_id, i - f, sentence(rng, 60)),
+                ).lastrowid
+                index.db.execute("INSERT INTO vectors VALUES (?, 'bench', ?)", (chunk, vectors[i].tobytes()))
+    return index
+
+
+def timed(fn: Any, repeat: int) -> dict[str, float]:
+    samples = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t) * 1000)
+    samples.sort()
+    return {
+        "median_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2),
+    }
+
+
+def bench_search(sizes: list[int], folder: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    rng = random.Random(1)
+    queries = [" ".join(rng.choice(WORDS) for _ in range(4)) for _ in range(30)]
+    for size in sizes:
+        t = time.perf_counter()
+        index = build_search_index(folder / f"search-{size}.sqlite3", size)
+        build_s = time.perf_counter() - t
+        retriever = Retriever(index)
+        embedder = RandomVectors()
+        before = rss_mb()
+        t = time.perf_counter()
+        retriever.dense("warm", embedder)  # loads the matrix
+        load_ms = (time.perf_counter() - t) * 1000
+        matrix_mb = rss_mb() - before
+        it = iter(queries * 10)
+
+        def keyword(r: Retriever = retriever, q: Any = it) -> object:
+            return r.keyword(next(q))
+
+        def dense(r: Retriever = retriever, q: Any = it, e: RandomVectors = embedder) -> object:
+            return r.dense(next(q), e)
+
+        def hybrid(r: Retriever = retriever, q: Any = it, e: RandomVectors = embedder) -> object:
+            return r.search(next(q), 5, None, e)
+
+        out[str(size)] = {
+            "build_s": round(build_s, 2),
+            "vector_matrix_load_ms": round(load_ms, 1),
+            "vector_matrix_rss_mb": round(matrix_mb, 1),
+            "keyword": timed(keyword, 30),
+            "dense": timed(dense, 30),
+            "hybrid_top5": timed(hybrid, 30),
+            "db_mb": round((folder / f"search-{size}.sqlite3").stat().st_size / 1e6, 1),
+        }
+        index.close()
+    return out
+
+
+def e5_shaped_encoder(folder: Path) -> Path:
+    """A random-weight BERT encoder of multilingual-e5-small's size (vocab cut to 30k), exported to ONNX once."""
+    target = folder / "e5-small-shape"
+    if (target / "onnx" / "model.onnx").is_file():
+        return target
+    import torch
+    from transformers import BertConfig, BertModel
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.documents.embedding_model import build_embedding_model
+
+    build_embedding_model(target, [sentence(random.Random(i), 80) for i in range(200)])  # tokenizer (+ a tiny graph)
+    config = BertConfig(vocab_size=30000, hidden_size=384, num_hidden_layers=12, num_attention_heads=12,
+                        intermediate_size=1536, max_position_embeddings=512)  # fmt: skip
+    model = BertModel(config).eval()
+    ids = torch.ones((2, 16), dtype=torch.long)
+    torch.onnx.export(
+        model, (ids, ids, torch.zeros_like(ids)), str(target / "onnx" / "model.onnx"),
+        input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["last_hidden_state"],
+        dynamic_axes={n: {0: "batch", 1: "tokens"} for n in ("input_ids", "attention_mask", "token_type_ids")},
+        opset_version=17, dynamo=False,
+    )  # fmt: skip
+    return target
+
+
+def bench_indexing(folder: Path, pdf_pages: int, embedder_dir: Path | None) -> dict[str, Any]:
+    from tests.documents.files import FILLER, write_pdf
+
+    docs = folder / "docs"
+    docs.mkdir()
+    rng = random.Random(2)
+    write_pdf(docs / "long.pdf", [f"Page {n}. " + FILLER * 4 for n in range(pdf_pages)])
+    for n in range(pdf_pages):
+        (docs / f"note-{n}.md").write_text(f"# Note {n}\n\n" + "\n\n".join(sentence(rng) for _ in range(8)))
+    out: dict[str, Any] = {}
+    for label, embed in (("keyword_only", None), ("with_embeddings", embedder_dir)):
+        from localmind.documents.embed import Embedder
+
+        library = Library(DocumentIndex(folder / f"{label}.sqlite3"), Embedder(embed) if embed else None)
+        t = time.perf_counter()
+        result = library.add([docs / "long.pdf"])
+        pdf_s = time.perf_counter() - t
+        t = time.perf_counter()
+        result_md = library.add([docs])
+        md_s = time.perf_counter() - t
+        out[label] = {
+            "pdf_pages_per_s": round(pdf_pages / pdf_s, 1),
+            "pdf_chunks_per_s": round(result.added_chunks / pdf_s, 1),
+            "markdown_files_per_s": round(result_md.added_files / md_s, 1),
+            "markdown_chunks_per_s": round(result_md.added_chunks / md_s, 1),
+            "chunks": result.added_chunks + result_md.added_chunks,
+        }
+        library.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--pdf-pages", type=int, default=100)
+    parser.add_argument("--embedder", type=Path)
+    parser.add_argument("--skip-indexing", action="store_true")
+    args = parser.parse_args()
+    result: dict[str, Any] = {
+        "machine": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if not args.skip_indexing:
+            embedder = args.embedder or e5_shaped_encoder(MODELS)
+            result["indexing"] = bench_indexing(folder, args.pdf_pages, embedder)
+            result["indexing"]["embedder"] = str(embedder)
+        result["search"] = bench_search([int(s) for s in args.sizes.split(",")], folder)
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

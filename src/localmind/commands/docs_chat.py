@@ -1,0 +1,55 @@
+"""``localmind chat --docs``: passages from the user's documents in each turn, sources printed after the reply."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from localmind.documents.library import Library
+from localmind.documents.prompting import ConversationSources, Source, cited, sources_line, with_instruction
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadInfo
+
+# Room kept free for the reply when passages are fitted into the context budget.
+REPLY_RESERVE_TOKENS = 512
+
+
+class DocumentsTurns:
+    def __init__(self, library: Library, collection: str, engine: Any, info: LoadInfo, options: GenerationOptions):
+        self.library = library
+        self.collections = [collection] if collection else None
+        self.engine = engine
+        self.budget = info.context_budget or 4096
+        self.reserve = min(options.max_new_tokens, REPLY_RESERVE_TOKENS, self.budget // 4)
+        self.sources = ConversationSources()
+        self.turn_sources: list[Source] = []
+
+    @staticmethod
+    def open(collection: str, engine: Any, info: LoadInfo, options: GenerationOptions) -> DocumentsTurns:
+        library = Library.open()
+        if library.index.chunk_count() == 0:
+            print("note: no documents are indexed yet; add some with: localmind docs add PATH", file=sys.stderr)
+        elif library.embedder is None:
+            print(
+                "note: keyword search only; installing the embedding model "
+                "(localmind models download multilingual-e5-small) improves results.",
+                file=sys.stderr,
+            )
+        return DocumentsTurns(library, collection, engine, info, options)
+
+    def system(self, history: list[ChatMessage]) -> list[ChatMessage]:
+        base = history[0].content if history and history[0].role == "system" else ""
+        return [ChatMessage("system", with_instruction(base)), *history[1:]]
+
+    def prompt(self, history: list[ChatMessage], question: str) -> str:
+        passages = self.library.search(question, collections=self.collections)
+
+        def fits(blocks: str) -> bool:
+            trial = [*history, ChatMessage("user", f"{blocks}\n\n{question}")]
+            return int(self.engine.count_tokens(trial)) + self.reserve <= self.budget
+
+        turn = self.sources.prepare(question, passages, fits)
+        self.turn_sources = turn.sources
+        return turn.prompt
+
+    def sources_line(self, reply: str) -> str:
+        return sources_line(cited(reply, self.turn_sources))

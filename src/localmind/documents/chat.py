@@ -1,0 +1,125 @@
+"""Documents in the window's chats: passages for each question, stored with the messages, sources under the answer.
+
+The passages a question was asked with are saved in that user message's ``stats`` (``documents_prompt``), and the
+numbered sources in the answer's (``sources``), so a conversation reads the same to the model on every later turn
+(the engine's KV cache stays valid: see ``prompting``), regenerate and restart included, and an export records which
+sources were given and cited. The answer's stored text ends with a Markdown line of source links
+(``localmind-source:<chunk id>``) which the window opens as the passage; that line is cut off again before the
+conversation goes back to the model (``sources_at``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from localmind.core.conversations import Message
+from localmind.documents.library import Library
+from localmind.documents.prompting import ConversationSources, Source, cited, with_instruction
+from localmind.documents.search import Passage
+
+log = logging.getLogger(__name__)
+
+SOURCE_SCHEME = "localmind-source"
+PROMPT_KEY, QUESTION_KEY, SOURCES_KEY, SOURCES_AT_KEY = (
+    "documents_prompt",
+    "documents_question",
+    "sources",
+    "sources_at",
+)
+
+
+class DocumentsChat:
+    """Owned by the app; ``enabled`` follows the "Use my documents" switch, ``collections`` the chosen ones."""
+
+    def __init__(self, library: Library, save_stats: Callable[[int, dict[str, Any]], None]) -> None:
+        self.library = library
+        self.save_stats = save_stats  # ConversationStore.update_message(id, stats=...)
+        self.enabled = False
+        self.collections: list[str] = []
+        self.last_turn: list[Source] | None = None  # the sources of the turn being answered; [] = no match
+        self.fits: Callable[[str], bool] | None = None
+
+    # -- what the model reads -------------------------------------------------------------------------------
+    def system(self, system_prompt: str, messages: list[Message]) -> str:
+        if self.enabled or any((m.stats or {}).get(PROMPT_KEY) for m in messages):
+            return with_instruction(system_prompt)
+        return system_prompt
+
+    @staticmethod
+    def content_for_model(message: Message) -> str:
+        stats = message.stats or {}
+        if message.role == "user" and stats.get(PROMPT_KEY) and stats.get(QUESTION_KEY) == message.content:
+            return str(stats[PROMPT_KEY])
+        if message.role == "assistant" and isinstance(stats.get(SOURCES_AT_KEY), int):
+            return message.content[: stats[SOURCES_AT_KEY]]
+        return message.content
+
+    # -- a turn ---------------------------------------------------------------------------------------------
+    def before_turn(self, messages: list[Message]) -> list[Message]:
+        """Find passages for the last question (once; regenerate reuses them). Returns the messages, updated."""
+        self.last_turn = None
+        users = [m for m in messages if m.role == "user"]
+        if not self.enabled or not users:
+            return messages
+        question = users[-1]
+        stats = question.stats or {}
+        if stats.get(PROMPT_KEY) and stats.get(QUESTION_KEY) == question.content:
+            self.last_turn = [Source.from_json(s) for s in stats.get(SOURCES_KEY, [])]
+            return messages
+        numbered = ConversationSources()
+        for m in messages:
+            if m.id == question.id:
+                break
+            for raw in (m.stats or {}).get(SOURCES_KEY, []) if m.role == "user" else []:
+                source = Source.from_json(raw)
+                if all(s.number != source.number for s in numbered.sources):
+                    numbered.sources.append(source)
+        numbered.sources.sort(key=lambda s: s.number)
+        try:
+            passages: list[Passage] = self.library.search(question.content, collections=self.collections or None)
+        except Exception:  # a broken index must not stop the chat: answer without documents, say nothing matched
+            log.warning("document search failed", exc_info=True)
+            passages = []
+        turn = numbered.prepare(question.content, passages, self.fits)
+        chunk_ids = {(p.file, p.page, p.text): p.chunk_id for p in passages}
+        sources = [{**s.as_json(), "chunk_id": chunk_ids.get((s.file, s.page, s.text))} for s in turn.sources]
+        new_stats = {**stats, PROMPT_KEY: turn.prompt, QUESTION_KEY: question.content, SOURCES_KEY: sources}
+        self.save_stats(question.id, new_stats)
+        self.last_turn = turn.sources
+        updated = replace(question, stats=new_stats)
+        return [updated if m.id == question.id else m for m in messages]
+
+    def after_turn(
+        self, messages: list[Message], text: str, stats: dict[str, Any] | None
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The answer with its sources line appended (and recorded in its stats)."""
+        if self.last_turn is None or not text:
+            return text, stats
+        users = [m for m in messages if m.role == "user"]
+        raw = {s["number"]: s for s in ((users[-1].stats or {}).get(SOURCES_KEY, []) if users else [])}
+        used = cited(text, self.last_turn)
+        self.last_turn = None
+        if not used:
+            footer = "\n\n*Sources: no matching passages*"
+            return text + footer, {**(stats or {}), SOURCES_KEY: [], SOURCES_AT_KEY: len(text)}
+        links = " · ".join(
+            f"[\\[{s.number}\\] {_escape(s.label)}]({SOURCE_SCHEME}:{raw.get(s.number, {}).get('chunk_id') or 0})"
+            for s in used
+        )
+        recorded = [{**s.as_json(), "chunk_id": raw.get(s.number, {}).get("chunk_id")} for s in used]
+        return f"{text}\n\n**Sources:** {links}", {**(stats or {}), SOURCES_KEY: recorded, SOURCES_AT_KEY: len(text)}
+
+    def passage(self, chunk_id: int) -> Passage | None:
+        row = self.library.index.db.execute(
+            "SELECT c.id, f.path, c.page, c.text, f.collection FROM chunks c JOIN files f ON f.id = c.file_id"
+            " WHERE c.id = ?",
+            (chunk_id,),
+        ).fetchone()
+        return Passage(row[0], row[1], row[2], row[3], 0.0, row[4]) if row else None
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + ch if ch in "[]()*_`\\<>" else ch for ch in text)

@@ -1,0 +1,388 @@
+"""The document index: one SQLite database in the data folder holding files, passages, keyword index and vectors.
+
+Every file is indexed in one transaction — its passages, their keyword entries and (with an embedding model) their
+vectors appear together or not at all — so a kill at any moment leaves whole files only. Files waiting to be indexed
+are recorded as ``pending`` first, and ``pending_files()`` lists them again after a restart: indexing resumes.
+Re-adding a file reads it again only when its size or modification time changed, and re-indexes it only when its
+content hash changed too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from localmind.documents.chunking import TokenCounter, approximate_tokens, chunk_pages
+from localmind.documents.extract import ExtractionError, extract, is_supported
+from localmind.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_COLLECTION = "default"
+SCHEMA_VERSION = 1
+
+_SCHEMA = [
+    """CREATE TABLE files (
+        id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, collection TEXT NOT NULL,
+        size INTEGER NOT NULL DEFAULT 0, mtime REAL NOT NULL DEFAULT 0, sha256 TEXT NOT NULL DEFAULT '',
+        state TEXT NOT NULL DEFAULT 'pending', error TEXT NOT NULL DEFAULT '',
+        pages INTEGER NOT NULL DEFAULT 0, chunks INTEGER NOT NULL DEFAULT 0, indexed_at REAL NOT NULL DEFAULT 0)""",
+    "CREATE INDEX files_collection ON files (collection)",
+    """CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL, page INTEGER, text TEXT NOT NULL, tokens INTEGER NOT NULL)""",
+    "CREATE INDEX chunks_file ON chunks (file_id)",
+    """CREATE TABLE vectors (
+        chunk_id INTEGER PRIMARY KEY REFERENCES chunks (id) ON DELETE CASCADE,
+        model TEXT NOT NULL, vector BLOB NOT NULL)""",
+    "CREATE TABLE folders (path TEXT PRIMARY KEY, collection TEXT NOT NULL)",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "INSERT INTO meta VALUES ('generation', 0)",
+    # The keyword index mirrors chunks.text through triggers (FTS5 external content).
+    """CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunk_search (rowid, text) VALUES (new.id, new.text); END""",
+    """CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunk_search (chunk_search, rowid, text) VALUES ('delete', old.id, old.text); END""",
+]
+
+
+class DocumentIndexError(UserFacingError):
+    """The document index could not be opened or written."""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    path: str
+    collection: str
+    state: str  # "pending", "indexed", "failed"; "changed" is computed by ``stale()``
+    error: str
+    pages: int
+    chunks: int
+    indexed_at: float
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+
+@dataclass
+class AddResult:
+    added_files: int = 0
+    updated_files: int = 0
+    added_chunks: int = 0
+    removed_chunks: int = 0
+    unchanged_files: int = 0
+    failed: list[tuple[str, str]] | None = None  # (path, why)
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "added_files": self.added_files,
+            "updated_files": self.updated_files,
+            "added_chunks": self.added_chunks,
+            "removed_chunks": self.removed_chunks,
+        }
+
+
+class Cancelled(Exception):
+    pass
+
+
+Embed = Callable[[list[str]], "list[bytes]"]  # passages → float32 vectors as bytes
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def expand(paths: Iterable[Path]) -> Iterator[Path]:
+    """Supported files under ``paths`` (folders walked, hidden entries skipped), each once, in a stable order."""
+    seen: set[Path] = set()
+    for raw in paths:
+        path = raw.expanduser().resolve()
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    candidate = Path(root) / name
+                    if not name.startswith(".") and is_supported(candidate) and candidate not in seen:
+                        seen.add(candidate)
+                        yield candidate
+        elif path.is_file():
+            if path not in seen:
+                seen.add(path)
+                yield path
+        else:
+            raise UserFacingError(f"Not found: {raw}.", hint="Check the path and try again.")
+
+
+class DocumentIndex:
+    """The index database. Safe to use from one thread at a time per instance; open one per thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise DocumentIndexError(
+                f"The document index at {path} could not be opened ({exc}).",
+                hint="Close other copies of LocalMind; if it persists, delete that file and add your documents again.",
+            ) from exc
+        self.lock = threading.RLock()
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version >= SCHEMA_VERSION:
+            return
+        tokenizer = "trigram" if _has_trigram(self.db) else "unicode61"
+        with self.transaction():
+            for statement in _SCHEMA:
+                self.db.execute(statement)
+            self.db.execute(
+                f"CREATE VIRTUAL TABLE chunk_search USING fts5 "
+                f"(text, content = 'chunks', content_rowid = 'id', tokenize = '{tokenizer}')"
+            )
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @property
+    def trigram(self) -> bool:
+        row = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'chunk_search'").fetchone()
+        return bool(row and "trigram" in row[0])
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+        self.db.execute("COMMIT")
+
+    def generation(self) -> int:
+        """Changes with every committed write: caches of vectors compare it."""
+        return int(self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- what is in it ---------------------------------------------------------------------------------------
+    def files(self, collection: str | None = None) -> list[FileRecord]:
+        sql = "SELECT path, collection, state, error, pages, chunks, indexed_at FROM files"
+        rows = (
+            self.db.execute(sql + " WHERE collection = ? ORDER BY path", (collection,))
+            if collection
+            else self.db.execute(sql + " ORDER BY collection, path")
+        )
+        return [FileRecord(*row) for row in rows]
+
+    def collections(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT collection FROM files ORDER BY collection")]
+
+    def folders(self) -> list[tuple[str, str]]:
+        return list(self.db.execute("SELECT path, collection FROM folders ORDER BY path"))
+
+    def pending_files(self) -> list[tuple[Path, str]]:
+        rows = self.db.execute("SELECT path, collection FROM files WHERE state = 'pending' ORDER BY id")
+        return [(Path(p), c) for p, c in rows]
+
+    def stale(self, record: FileRecord) -> bool:
+        """The file changed on disk since it was indexed (or is gone)."""
+        row = self.db.execute("SELECT size, mtime FROM files WHERE path = ?", (record.path,)).fetchone()
+        try:
+            st = Path(record.path).stat()
+        except OSError:
+            return True
+        return row is None or (st.st_size, st.st_mtime) != (row[0], row[1])
+
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    # -- changing it -----------------------------------------------------------------------------------------
+    def enqueue(self, paths: Iterable[Path], collection: str = DEFAULT_COLLECTION) -> list[Path]:
+        """Record files (folders expanded and remembered for watching) as waiting; returns them in order."""
+        paths = list(paths)
+        files = list(expand(paths))
+        with self.lock, self.transaction():
+            for path in paths:
+                resolved = path.expanduser().resolve()
+                if resolved.is_dir():
+                    self.db.execute("INSERT OR REPLACE INTO folders VALUES (?, ?)", (str(resolved), collection))
+            for file in files:
+                self.db.execute(
+                    "INSERT INTO files (path, collection) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET"
+                    " state = CASE WHEN state = 'failed' THEN 'pending' ELSE state END, collection = excluded.collection",
+                    (str(file), collection),
+                )
+        return files
+
+    def add(
+        self,
+        paths: Iterable[Path],
+        collection: str = DEFAULT_COLLECTION,
+        *,
+        count: TokenCounter = approximate_tokens,
+        embed: Embed | None = None,
+        model: str = "",
+        progress: Callable[[int, int, Path], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> AddResult:
+        """Index ``paths`` (files or folders); unchanged files cost a ``stat`` each."""
+        files = self.enqueue(paths, collection)
+        return self.index_files(files, count=count, embed=embed, model=model, progress=progress, cancelled=cancelled)
+
+    def index_files(
+        self,
+        files: list[Path],
+        *,
+        count: TokenCounter = approximate_tokens,
+        embed: Embed | None = None,
+        model: str = "",
+        progress: Callable[[int, int, Path], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> AddResult:
+        result = AddResult(failed=[])
+        for done, file in enumerate(files):
+            if cancelled is not None and cancelled():
+                raise Cancelled
+            if progress is not None:
+                progress(done, len(files), file)
+            self.index_file(file, result, count=count, embed=embed, model=model)
+        if progress is not None and files:
+            progress(len(files), len(files), files[-1])
+        return result
+
+    def index_file(
+        self,
+        path: Path,
+        result: AddResult,
+        *,
+        count: TokenCounter = approximate_tokens,
+        embed: Embed | None = None,
+        model: str = "",
+    ) -> None:
+        row = self.db.execute("SELECT id, size, mtime, sha256, state, chunks FROM files WHERE path = ?", (str(path),))
+        found = row.fetchone()
+        if found is None:
+            self.enqueue([path])
+            found = self.db.execute(
+                "SELECT id, size, mtime, sha256, state, chunks FROM files WHERE path = ?", (str(path),)
+            ).fetchone()
+        file_id, size, mtime, sha, state, old_chunks = found
+        try:
+            st = path.stat()
+        except OSError:
+            self.forget([path])
+            return
+        if state == "indexed" and (st.st_size, st.st_mtime) == (size, mtime):
+            result.unchanged_files += 1
+            return
+        digest = file_digest(path)
+        if state == "indexed" and digest == sha:
+            with self.lock, self.transaction():  # touched, not changed: remember the new time, keep the passages
+                self.db.execute("UPDATE files SET size = ?, mtime = ? WHERE id = ?", (st.st_size, st.st_mtime, file_id))
+            result.unchanged_files += 1
+            return
+        try:
+            pages = extract(path)
+        except ExtractionError as exc:
+            with self.lock, self.transaction():
+                removed = self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
+                self.db.execute(
+                    "UPDATE files SET state = 'failed', error = ?, size = ?, mtime = ?, sha256 = ?, chunks = 0,"
+                    " pages = 0 WHERE id = ?",
+                    (str(exc), st.st_size, st.st_mtime, digest, file_id),
+                )
+            result.removed_chunks += removed
+            assert result.failed is not None
+            result.failed.append((str(path), str(exc)))
+            return
+        chunks = chunk_pages(pages, count)
+        vectors = embed([c.text for c in chunks]) if embed is not None and chunks else []
+        with self.lock, self.transaction():
+            removed = self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
+            for ord_, chunk in enumerate(chunks):
+                cur = self.db.execute(
+                    "INSERT INTO chunks (file_id, ord, page, text, tokens) VALUES (?, ?, ?, ?, ?)",
+                    (file_id, ord_, chunk.page, chunk.text, chunk.tokens),
+                )
+                if vectors:
+                    self.db.execute("INSERT INTO vectors VALUES (?, ?, ?)", (cur.lastrowid, model, vectors[ord_]))
+            self.db.execute(
+                "UPDATE files SET state = 'indexed', error = '', size = ?, mtime = ?, sha256 = ?, pages = ?,"
+                " chunks = ?, indexed_at = ? WHERE id = ?",
+                (st.st_size, st.st_mtime, digest, len(pages), len(chunks), time.time(), file_id),
+            )
+        if state == "indexed" or old_chunks:
+            result.updated_files += 1
+        else:
+            result.added_files += 1
+        result.added_chunks += len(chunks)
+        result.removed_chunks += removed
+
+    def forget(self, paths: Iterable[Path]) -> tuple[int, int]:
+        """Remove files — or everything under a folder — with their passages and vectors. (files, chunks)."""
+        files = chunks = 0
+        with self.lock, self.transaction():
+            for raw in paths:
+                path = str(raw.expanduser().resolve()) if raw.exists() else str(raw.expanduser().absolute())
+                like = path.rstrip(os.sep) + os.sep + "%"
+                ids = [
+                    r[0]
+                    for r in self.db.execute(
+                        "SELECT id FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, _escape_like(like))
+                    )
+                ]
+                for file_id in ids:
+                    chunks += self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
+                    files += self.db.execute("DELETE FROM files WHERE id = ?", (file_id,)).rowcount
+                self.db.execute(
+                    "DELETE FROM folders WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, _escape_like(like))
+                )
+        return files, chunks
+
+    def add_vectors(self, rows: list[tuple[int, bytes]], model: str) -> None:
+        with self.lock, self.transaction():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(cid, model, vec) for cid, vec in rows]
+            )
+
+    def chunks_without_vectors(self, model: str, limit: int = 256) -> list[tuple[int, str]]:
+        return list(
+            self.db.execute(
+                "SELECT c.id, c.text FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id AND v.model = ?"
+                " WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                (model, limit),
+            )
+        )
+
+
+def _escape_like(pattern: str) -> str:
+    head, tail = pattern[:-1], pattern[-1:]
+    return head.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + tail
+
+
+def _has_trigram(db: sqlite3.Connection) -> bool:
+    try:
+        db.execute("CREATE VIRTUAL TABLE temp.trigram_probe USING fts5 (x, tokenize = 'trigram')")
+    except sqlite3.OperationalError:
+        return False
+    db.execute("DROP TABLE temp.trigram_probe")
+    return True

@@ -1,0 +1,297 @@
+"""Hybrid retrieval: FTS5 keyword search and dense vectors, fused by reciprocal rank.
+
+Keyword search uses the trigram tokenizer (as the chat search does), so Chinese — written without spaces — is found
+by its three-character runs; Latin words are matched whole, common function words dropped. Dense search is a brute
+force cosine over all vectors, held in memory as one float32 matrix and reloaded only when the index changed
+(``bench/docs.py`` measures it at 100k passages). Reciprocal-rank fusion needs no score calibration between the two.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from localmind.documents.index import DocumentIndex
+
+RRF_K = 60
+CANDIDATES = 50  # from each retriever, before fusion
+
+_WORD = re.compile(r"\w+")
+_CJK_RUN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff]+")
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "you",
+        "all",
+        "any",
+        "can",
+        "had",
+        "her",
+        "was",
+        "one",
+        "our",
+        "out",
+        "has",
+        "him",
+        "his",
+        "how",
+        "its",
+        "may",
+        "new",
+        "now",
+        "see",
+        "two",
+        "who",
+        "did",
+        "get",
+        "let",
+        "put",
+        "say",
+        "she",
+        "too",
+        "use",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "with",
+        "would",
+        "about",
+        "after",
+        "again",
+        "also",
+        "been",
+        "before",
+        "being",
+        "between",
+        "both",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "into",
+        "just",
+        "more",
+        "most",
+        "other",
+        "over",
+        "same",
+        "should",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "very",
+        "were",
+        "whom",
+        "why",
+        "will",
+        "your",
+        "yours",
+        "does",
+        "tell",
+        "give",
+        "please",
+        "find",
+        "show",
+        "什么",
+        "怎么",
+        "哪里",
+        "哪个",
+        "为什么",
+        "多少",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Passage:
+    chunk_id: int
+    file: str
+    page: int | None
+    text: str
+    score: float
+    collection: str = ""
+
+    @property
+    def file_name(self) -> str:
+        return Path(self.file).name
+
+    def label(self) -> str:
+        """``field-notes.pdf p. 3`` — how a source is cited."""
+        return f"{self.file_name} p. {self.page}" if self.page is not None else self.file_name
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.file, "page": self.page, "text": self.text, "score": round(self.score, 6)}
+
+
+class QueryEmbedder(Protocol):
+    model_id: str
+
+    def embed_query(self, text: str) -> np.ndarray[Any, np.dtype[np.float32]]: ...
+
+
+def keyword_expression(query: str, trigram: bool = True) -> str | None:
+    """An FTS5 ``OR`` of the query's words (Latin ≥ 3 letters, no stopwords) and CJK three-character runs."""
+    terms: list[str] = []
+    for word in _WORD.findall(query.lower()):
+        for part in _split_cjk(word):
+            if _CJK_RUN.fullmatch(part):
+                if trigram:
+                    grams = [part[i : i + 3] for i in range(len(part) - 2)] if len(part) >= 3 else []
+                    terms.extend(g for g in grams if g not in _STOPWORDS)
+                else:
+                    terms.append(part)
+            elif (len(part) >= 3 or part.isdigit()) and part not in _STOPWORDS:
+                if trigram and len(part) < 3:
+                    continue
+                terms.append(part)
+    unique = list(dict.fromkeys(terms))
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique) or None
+
+
+def _split_cjk(word: str) -> list[str]:
+    """``price是多少`` → ``price``, ``是多少``: CJK runs and the rest apart."""
+    parts: list[str] = []
+    last = 0
+    for m in _CJK_RUN.finditer(word):
+        if m.start() > last:
+            parts.append(word[last : m.start()])
+        parts.append(m.group())
+        last = m.end()
+    if last < len(word):
+        parts.append(word[last:])
+    return parts
+
+
+class Retriever:
+    """Searches one ``DocumentIndex``; keeps the vector matrix between searches."""
+
+    def __init__(self, index: DocumentIndex) -> None:
+        self.index = index
+        self._matrix: np.ndarray[Any, np.dtype[np.float32]] | None = None
+        self._matrix_ids: np.ndarray[Any, np.dtype[np.int64]] | None = None
+        self._matrix_key: tuple[int, str] | None = None
+
+    def keyword(self, query: str, limit: int = CANDIDATES, collections: list[str] | None = None) -> list[int]:
+        expression = keyword_expression(query, self.index.trigram)
+        if expression is None:
+            return []
+        sql = "SELECT rowid FROM chunk_search WHERE chunk_search MATCH ? ORDER BY bm25(chunk_search) LIMIT ?"
+        params: tuple[Any, ...] = (expression, limit)
+        if collections:
+            marks = ",".join("?" * len(collections))
+            sql = (
+                "SELECT s.rowid FROM chunk_search s JOIN chunks c ON c.id = s.rowid JOIN files f ON f.id = c.file_id"
+                f" WHERE chunk_search MATCH ? AND f.collection IN ({marks}) ORDER BY bm25(chunk_search) LIMIT ?"
+            )
+            params = (expression, *collections, limit)
+        try:
+            return [r[0] for r in self.index.db.execute(sql, params)]
+        except sqlite3.OperationalError:  # an expression FTS5 cannot parse: treat as no keyword hits
+            return []
+
+    def _vectors(self, model: str) -> tuple[np.ndarray[Any, np.dtype[np.float32]], np.ndarray[Any, np.dtype[np.int64]]]:
+        key = (self.index.generation(), model)
+        if self._matrix is None or self._matrix_ids is None or key != self._matrix_key:
+            rows = self.index.db.execute(
+                "SELECT chunk_id, vector FROM vectors WHERE model = ? ORDER BY chunk_id", (model,)
+            )
+            ids: list[int] = []
+            blobs: list[bytes] = []
+            for chunk_id, blob in rows:
+                ids.append(chunk_id)
+                blobs.append(blob)
+            if blobs:
+                matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+            else:
+                matrix = np.zeros((0, 1), dtype=np.float32)
+            self._matrix, self._matrix_ids, self._matrix_key = matrix, np.array(ids, dtype=np.int64), key
+        return self._matrix, self._matrix_ids
+
+    def dense(
+        self,
+        query: str,
+        embedder: QueryEmbedder,
+        limit: int = CANDIDATES,
+        min_similarity: float | None = None,
+    ) -> list[tuple[int, float]]:
+        matrix, ids = self._vectors(embedder.model_id)
+        if not len(ids):
+            return []
+        q = embedder.embed_query(query).astype(np.float32)
+        if q.shape[0] != matrix.shape[1]:
+            return []  # vectors from another model of another size: keyword search still works
+        scores = matrix @ q
+        k = min(limit, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(int(ids[i]), float(scores[i])) for i in top if min_similarity is None or scores[i] >= min_similarity]
+
+    def search(
+        self,
+        query: str,
+        limit: int = 5,
+        collections: list[str] | None = None,
+        embedder: QueryEmbedder | None = None,
+        min_similarity: float | None = None,
+    ) -> list[Passage]:
+        ranked: dict[int, float] = {}
+        keyword_rank: dict[int, int] = {}
+        for rank, chunk_id in enumerate(self.keyword(query, CANDIDATES, collections)):
+            ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+            keyword_rank[chunk_id] = rank
+        if embedder is not None:
+            for rank, (chunk_id, _) in enumerate(self.dense(query, embedder, CANDIDATES * 4, min_similarity)):
+                ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+        if not ranked:
+            return []
+        passages = self._passages(ranked, collections)
+        # On equal fused scores an exact keyword hit wins: it contains the words asked about.
+        passages.sort(key=lambda p: (-round(p.score, 12), keyword_rank.get(p.chunk_id, CANDIDATES), p.chunk_id))
+        return passages[:limit]
+
+    def _passages(self, scores: dict[int, float], collections: list[str] | None) -> list[Passage]:
+        ids = list(scores)
+        out: list[Passage] = []
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            rows = self.index.db.execute(
+                "SELECT c.id, f.path, c.page, c.text, f.collection FROM chunks c JOIN files f ON f.id = c.file_id"
+                f" WHERE c.id IN ({','.join('?' * len(batch))})",
+                batch,
+            )
+            for chunk_id, path, page, text, collection in rows:
+                if collections and collection not in collections:
+                    continue
+                out.append(Passage(chunk_id, path, page, text, scores[chunk_id], collection))
+        return out

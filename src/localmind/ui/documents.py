@@ -1,0 +1,294 @@
+"""The Documents place: add files or folders (picker or drag and drop), see each file's state, remove, re-index.
+
+Indexing runs in the indexer thread (``workers.indexer``); this page shows its progress with a Cancel button and
+reads the index (a separate SQLite connection) to list files. Everything shown that comes from the user's disk —
+file names, paths, error details — is plain text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from localmind.documents.extract import SUPPORTED_SUFFIXES
+from localmind.documents.index import DEFAULT_COLLECTION, AddResult, DocumentIndex
+from localmind.workers.indexer import IndexerService
+
+COLUMNS = 4
+
+
+class DocumentsPage(QWidget):
+    """Signals:
+    get_embedding_model_requested(): the user wants the embedding model (opens the model manager).
+    """
+
+    get_embedding_model_requested = Signal()
+
+    def __init__(
+        self, index: DocumentIndex, service: IndexerService, has_embedder: bool, parent: QWidget | None = None
+    ):
+        super().__init__(parent)
+        self.setObjectName("DocumentsPage")
+        self.setAcceptDrops(True)
+        self.index = index
+        self.service = service
+        self.has_embedder = has_embedder
+
+        self.title = QLabel()
+        self.title.setObjectName("PageTitle")
+        self.subtitle = QLabel()
+        self.subtitle.setObjectName("PageSubtitle")
+        self.subtitle.setWordWrap(True)
+        self.embedder_note = QLabel()
+        self.embedder_note.setObjectName("NoticeText")
+        self.embedder_note.setWordWrap(True)
+        self.embedder_note.setTextFormat(Qt.TextFormat.RichText)
+        self.embedder_note.linkActivated.connect(lambda _link: self.get_embedding_model_requested.emit())
+        self.embedder_note.setVisible(not has_embedder)
+
+        self.add_files_button = QPushButton()
+        self.add_files_button.setObjectName("PrimaryButton")
+        self.add_files_button.clicked.connect(self.choose_files)
+        self.add_folder_button = QPushButton()
+        self.add_folder_button.setObjectName("SecondaryButton")
+        self.add_folder_button.clicked.connect(self.choose_folder)
+        self.collection_label = QLabel()
+        self.collection = QComboBox()
+        self.collection.setEditable(True)
+        self.collection.setMinimumWidth(140)
+        self.reindex_button = QPushButton()
+        self.reindex_button.setObjectName("SecondaryButton")
+        self.reindex_button.clicked.connect(self.reindex_selected)
+        self.remove_button = QPushButton()
+        self.remove_button.setObjectName("SecondaryButton")
+        self.remove_button.clicked.connect(self.remove_selected)
+
+        tools = QHBoxLayout()
+        tools.addWidget(self.add_files_button)
+        tools.addWidget(self.add_folder_button)
+        tools.addSpacing(12)
+        tools.addWidget(self.collection_label)
+        tools.addWidget(self.collection)
+        tools.addStretch(1)
+        tools.addWidget(self.reindex_button)
+        tools.addWidget(self.remove_button)
+
+        self.progress = QProgressBar()
+        self.progress.setObjectName("BusyBar")
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(6)
+        self.progress_label = QLabel()
+        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cancel_button = QPushButton()
+        self.cancel_button.setObjectName("SecondaryButton")
+        self.cancel_button.clicked.connect(self.service.cancel)
+        progress_row = QHBoxLayout()
+        progress_row.addWidget(self.progress_label, 1)
+        progress_row.addWidget(self.cancel_button)
+        self.progress_box = QWidget()
+        box = QVBoxLayout(self.progress_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addLayout(progress_row)
+        box.addWidget(self.progress)
+        self.progress_box.setVisible(False)
+
+        self.table = QTableWidget(0, COLUMNS)
+        self.table.setObjectName("DocumentsTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, COLUMNS):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.empty = QLabel()
+        self.empty.setObjectName("EmptyHint")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(32, 24, 32, 24)
+        layout.setSpacing(10)
+        layout.addWidget(self.title)
+        layout.addWidget(self.subtitle)
+        layout.addWidget(self.embedder_note)
+        layout.addLayout(tools)
+        layout.addWidget(self.progress_box)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty, 1)
+
+        self.service.progress.connect(self.on_progress)
+        self.service.busy_changed.connect(self.on_busy)
+        self.service.job_finished.connect(self.on_job_finished)
+        self.service.failed.connect(self.on_failed)
+        # While indexing, the list is re-read now and then (not per file: a 1,000-file folder would flood the view).
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setInterval(1000)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self.last_error = ""
+        self.retranslate()
+        self.refresh()
+
+    # -- adding ----------------------------------------------------------------------------------------------
+    def current_collection(self) -> str:
+        return self.collection.currentText().strip() or DEFAULT_COLLECTION
+
+    def add_paths(self, paths: list[str]) -> None:
+        if paths:
+            self.service.submit("add", paths, self.current_collection())
+
+    def choose_files(self) -> None:
+        patterns = " ".join(f"*{s}" for s in sorted(SUPPORTED_SUFFIXES))
+        files, _ = QFileDialog.getOpenFileNames(
+            self, self.tr("Add documents"), str(Path.home()), self.tr("Documents (%1)").replace("%1", patterns)
+        )
+        self.add_paths(files)
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder"), str(Path.home()))
+        if folder:
+            self.add_paths([folder])
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.add_paths([u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()])
+        event.acceptProposedAction()
+
+    # -- selection actions -----------------------------------------------------------------------------------
+    def selected_paths(self) -> list[str]:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        items = [self.table.item(r, 0) for r in rows]
+        return [str(item.data(Qt.ItemDataRole.UserRole)) for item in items if item is not None]
+
+    def remove_selected(self) -> None:
+        paths = self.selected_paths()
+        if paths:
+            self.service.submit("remove", paths)
+
+    def reindex_selected(self) -> None:
+        paths = self.selected_paths() or [r.path for r in self.index.files()]
+        if paths:
+            self.service.submit("reindex", paths)
+
+    # -- progress --------------------------------------------------------------------------------------------
+    def on_busy(self, busy: bool) -> None:
+        self.progress_box.setVisible(busy)
+        self.cancel_button.setEnabled(True)
+        if busy:
+            self.progress.setRange(0, 0)
+            self.progress_label.setText(self.tr("Preparing…"))
+            self._refresh_timer.start()
+        else:
+            self._refresh_timer.stop()
+            self.refresh()
+
+    def on_progress(self, done: int, total: int, name: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress_label.setText(self.tr("Indexing %1 of %2: %3").replace("%1", str(min(done + 1, total)))
+                                    .replace("%2", str(total)).replace("%3", name))  # fmt: skip
+
+    def on_job_finished(self, result: AddResult, cancelled: bool) -> None:
+        self.service.watch(self.index.folders())
+        if cancelled:
+            self.progress_label.setText(self.tr("Stopped. Files not indexed yet are picked up next time."))
+
+    def on_failed(self, message: str) -> None:
+        self.last_error = message
+        self.progress_label.setText(self.tr("Indexing stopped: %1").replace("%1", message))
+
+    # -- the list --------------------------------------------------------------------------------------------
+    def state_text(self, state: str) -> str:
+        return {
+            "indexed": self.tr("Indexed"),
+            "changed": self.tr("Changed"),
+            "failed": self.tr("Failed"),
+            "pending": self.tr("Waiting"),
+        }.get(state, state)
+
+    def refresh(self) -> None:
+        records = self.index.files()
+        self.table.setUpdatesEnabled(False)
+        self.table.setRowCount(len(records))
+        for row, record in enumerate(records):
+            state = "changed" if record.state == "indexed" and self.index.stale(record) else record.state
+            detail = (
+                record.error if record.state == "failed" else self.tr("%1 passages").replace("%1", str(record.chunks))
+            )
+            cells = [record.name, record.collection, self.state_text(state), detail]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(record.path if column == 0 else text)
+                if column == 0:
+                    item.setData(Qt.ItemDataRole.UserRole, record.path)
+                    item.setData(Qt.ItemDataRole.UserRole + 1, state)
+                self.table.setItem(row, column, item)
+        self.table.setUpdatesEnabled(True)
+        has_files = bool(records)
+        self.table.setVisible(has_files)
+        self.empty.setVisible(not has_files)
+        self.reindex_button.setEnabled(has_files)
+        self.remove_button.setEnabled(has_files)
+        names = [self.collection.itemText(i) for i in range(self.collection.count())]
+        for name in [DEFAULT_COLLECTION, *self.index.collections()]:
+            if name not in names:
+                self.collection.addItem(name)
+                names.append(name)
+
+    def set_has_embedder(self, has: bool) -> None:
+        self.has_embedder = has
+        self.embedder_note.setVisible(not has)
+
+    # -- language --------------------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Documents"))
+        self.subtitle.setText(
+            self.tr(
+                "Add files or folders and LocalMind answers from them when “Use my documents” is on in a chat. "
+                "They are read and indexed on this computer and never leave it. "
+                "PDF, Word (.docx), HTML, Markdown and text files. Drop them here or use the buttons."
+            )
+        )
+        self.embedder_note.setText(
+            self.tr(
+                "Keyword search only. <a href='get'>Installing the embedding model</a> improves results "
+                "(questions phrased differently from the text, other languages)."
+            )
+        )
+        self.add_files_button.setText(self.tr("Add files…"))
+        self.add_folder_button.setText(self.tr("Add folder…"))
+        self.collection_label.setText(self.tr("Collection:"))
+        self.reindex_button.setText(self.tr("Re-index"))
+        self.remove_button.setText(self.tr("Remove"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("File"), self.tr("Collection"), self.tr("State"), self.tr("Details")]
+        )
+        self.empty.setText(self.tr("No documents yet. Drop files or a folder here, or use Add files…"))
+        self.refresh()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,79 @@
+"""Passages in the prompt with the real engine: labels, budget, and KV reuse from turn to turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from localmind.commands.docs_chat import DocumentsTurns
+from localmind.documents.index import DocumentIndex
+from localmind.documents.library import Library
+from localmind.documents.prompting import DOCS_INSTRUCTION, NO_MATCH_NOTE, cited, sources_line
+from localmind.engine.local import LocalEngine
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+
+
+def turn(engine: LocalEngine, history: list[ChatMessage], options: GenerationOptions) -> tuple[str, TurnFinished]:
+    text, finished = "", None
+    for event in engine.generate(history, options):
+        if isinstance(event, TextDelta):
+            text += event.text
+        else:
+            finished = event
+    assert finished is not None
+    return text, finished
+
+
+def test_passages_go_in_labelled_and_the_cache_is_reused(corpus: Path, tiny_model: Path, tmp_path: Path) -> None:
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    library.add([corpus])
+    engine = LocalEngine()
+    info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2048))
+    options = GenerationOptions(temperature=0, max_new_tokens=12)
+    docs = DocumentsTurns(library, "", engine, info, options)
+    history = docs.system([ChatMessage("system", "Be brief.")])
+    assert history[0].content == f"Be brief.\n\n{DOCS_INSTRUCTION}"
+
+    prompt = docs.prompt(history, "What did the Kestrel Ridge rain gauge record?")
+    assert "[1] field-notes.pdf p. 3\n" in prompt and "417 millimetres" in prompt
+    assert prompt.endswith("My question: What did the Kestrel Ridge rain gauge record?")
+    history.append(ChatMessage("user", prompt))
+    reply, first = turn(engine, history, options)
+    history.append(ChatMessage("assistant", reply))
+    assert docs.sources_line(reply).startswith("Sources: [1] field-notes.pdf p. 3")
+
+    # Second question: new passages are numbered on from the first turn's; earlier turns are untouched, so the
+    # engine prefills only the new turn.
+    prompt2 = docs.prompt(history, "How much is the lighthouse restoration budget?")
+    assert "budget.docx\n" in prompt2 and "[1] field-notes.pdf" not in prompt2
+    history.append(ChatMessage("user", prompt2))
+    _, second = turn(engine, history, options)
+    assert second.stats.reused_tokens >= first.stats.prompt_tokens
+    assert second.stats.prompt_tokens - second.stats.reused_tokens < engine.count_tokens(history[-1:]) + 8
+
+    # The same question again: its passages were given already, so they are referred to, not repeated.
+    prompt3 = docs.prompt(history, "Kestrel Ridge rain gauge again?")
+    assert "Also relevant, given earlier: [1]" in prompt3 and "417 millimetres" not in prompt3
+    nothing = docs.prompt(history, "zebracorn quasar")
+    assert nothing.startswith(NO_MATCH_NOTE) and docs.sources_line("") == "Sources: no matching passages"
+    engine.close()
+
+
+def test_passages_that_do_not_fit_the_budget_are_left_out(corpus: Path, tiny_model: Path, tmp_path: Path) -> None:
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    library.add([corpus])
+    engine = LocalEngine()
+    info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2048))
+    docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=512))
+    docs.budget = engine.count_tokens([ChatMessage("user", "x")]) + docs.reserve + 5  # room for almost nothing
+    prompt = docs.prompt([], "Kestrel Ridge rain gauge")
+    assert prompt.startswith(NO_MATCH_NOTE)
+    engine.close()
+
+
+def test_citations_pick_the_sources_the_reply_names() -> None:
+    from localmind.documents.prompting import Source
+
+    sources = [Source(1, "/a/x.pdf", 2, "t"), Source(2, "/a/y.md", None, "u")]
+    assert [s.number for s in cited("As [2] says, yes.", sources)] == [2]
+    assert [s.number for s in cited("No citation at all.", sources)] == [1, 2]
+    assert sources_line(sources) == "Sources: [1] x.pdf p. 2; [2] y.md"
