@@ -127,6 +127,9 @@ class LocalMind(QObject):
         # The model that worked before a load began: kept in use if the new one fails (issue 9.3).
         self._working_model: LoadInfo | None = None
         self._restoring = False
+        from localmind.ui.documents_wiring import DocumentsFeature
+
+        self.documents = DocumentsFeature(self)  # the Documents place, "Use my documents", indexing (issue 13)
         self._connect()
         self.reload_conversations()
         self.session.new_chat()
@@ -505,6 +508,7 @@ class LocalMind(QObject):
         # Every background task stops together, against one deadline; downloads pause and resume at the next start.
         self.tasks.shutdown()
         self.service.shutdown()
+        self.documents.shutdown()
         if self.owns_data_folder:
             try:
                 self.store.purge_deleted(TRASH_KEEP_S)

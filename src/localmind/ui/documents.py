@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,17 +20,65 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from localmind.documents.extract import SUPPORTED_SUFFIXES
-from localmind.documents.index import DEFAULT_COLLECTION, AddResult, DocumentIndex
+from localmind.documents.index import DEFAULT_COLLECTION, AddResult, DocumentIndex, FileRecord
 from localmind.workers.indexer import IndexerService
 
 COLUMNS = 4
+PATH_ROLE = Qt.ItemDataRole.UserRole
+STATE_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class FilesModel(QAbstractTableModel):
+    """The indexed files, one row each; the view asks only for the rows it shows (a 1,000-file list stays cheap)."""
+
+    def __init__(self, page: DocumentsPage) -> None:
+        super().__init__(page)
+        self.page = page
+        self.rows: list[tuple[FileRecord, str]] = []  # (record, state shown)
+        self.headers: list[str] = [""] * COLUMNS
+
+    def set_rows(self, rows: list[tuple[FileRecord, str]]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else COLUMNS
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.headers[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        record, state = self.rows[index.row()]
+        if role == PATH_ROLE:
+            return record.path
+        if role == STATE_ROLE:
+            return state
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            column = index.column()
+            if column == 0:
+                return record.name if role == Qt.ItemDataRole.DisplayRole else record.path
+            if column == 1:
+                return record.collection
+            if column == 2:
+                return self.page.state_text(state)
+            if record.state == "failed":
+                return record.error
+            return self.page.tr("%1 passages").replace("%1", str(record.chunks))
+        return None
 
 
 class DocumentsPage(QWidget):
@@ -108,13 +156,16 @@ class DocumentsPage(QWidget):
         box.addWidget(self.progress)
         self.progress_box.setVisible(False)
 
-        self.table = QTableWidget(0, COLUMNS)
+        self.files = FilesModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.files)
         self.table.setObjectName("DocumentsTable")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in range(1, COLUMNS):
@@ -177,9 +228,8 @@ class DocumentsPage(QWidget):
 
     # -- selection actions -----------------------------------------------------------------------------------
     def selected_paths(self) -> list[str]:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()})
-        items = [self.table.item(r, 0) for r in rows]
-        return [str(item.data(Qt.ItemDataRole.UserRole)) for item in items if item is not None]
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.files.rows[r][0].path for r in rows if r < len(self.files.rows)]
 
     def remove_selected(self) -> None:
         paths = self.selected_paths()
@@ -229,22 +279,10 @@ class DocumentsPage(QWidget):
 
     def refresh(self) -> None:
         records = self.index.files()
-        self.table.setUpdatesEnabled(False)
-        self.table.setRowCount(len(records))
-        for row, record in enumerate(records):
-            state = "changed" if record.state == "indexed" and self.index.stale(record) else record.state
-            detail = (
-                record.error if record.state == "failed" else self.tr("%1 passages").replace("%1", str(record.chunks))
-            )
-            cells = [record.name, record.collection, self.state_text(state), detail]
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(record.path if column == 0 else text)
-                if column == 0:
-                    item.setData(Qt.ItemDataRole.UserRole, record.path)
-                    item.setData(Qt.ItemDataRole.UserRole + 1, state)
-                self.table.setItem(row, column, item)
-        self.table.setUpdatesEnabled(True)
+        busy = self.service.busy  # while indexing, "changed" is not worked out (a stat per file, every second)
+        self.files.set_rows(
+            [(r, "changed" if not busy and r.state == "indexed" and self.index.stale(r) else r.state) for r in records]
+        )
         has_files = bool(records)
         self.table.setVisible(has_files)
         self.empty.setVisible(not has_files)
@@ -282,9 +320,8 @@ class DocumentsPage(QWidget):
         self.reindex_button.setText(self.tr("Re-index"))
         self.remove_button.setText(self.tr("Remove"))
         self.cancel_button.setText(self.tr("Cancel"))
-        self.table.setHorizontalHeaderLabels(
-            [self.tr("File"), self.tr("Collection"), self.tr("State"), self.tr("Details")]
-        )
+        self.files.headers = [self.tr("File"), self.tr("Collection"), self.tr("State"), self.tr("Details")]
+        self.files.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMNS - 1)
         self.empty.setText(self.tr("No documents yet. Drop files or a folder here, or use Add files…"))
         self.refresh()
 

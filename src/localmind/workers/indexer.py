@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QThread, QTimer, Signal, Slot
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 
 RESCAN_DELAY_MS = 1500  # an editor saving a file fires several change events; index once they settle
 MAX_WATCHED_FILES = 4000
+PROGRESS_INTERVAL_S = 0.1
 
 
 class IndexerWorker(QObject):
@@ -41,6 +43,7 @@ class IndexerWorker(QObject):
         self.index_path = index_path
         self.cancel = cancel
         self.library: Library | None = None
+        self._reported = 0.0
 
     def _library(self) -> Library:
         if self.library is None:
@@ -48,6 +51,10 @@ class IndexerWorker(QObject):
         return self.library
 
     def _report(self, done: int, total: int, path: Path) -> None:
+        now = time.monotonic()
+        if now - self._reported < PROGRESS_INTERVAL_S and done not in (0, total):
+            return  # the window needs a few updates a second, not one per file of a 1,000-file folder
+        self._reported = now
         self.progress.emit(done, total, path.name)
 
     @Slot(str, object, str)

@@ -1,0 +1,118 @@
+"""The documents feature in the window: the Documents place, the chat switch, source links, background indexing.
+
+Built by ``app.LocalMind``; everything it connects is listed in ``connect`` (the app's own wiring stays in app.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QUrl
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+
+from localmind.documents.chat import DocumentsChat
+from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
+from localmind.documents.library import Library
+from localmind.ui import theme
+from localmind.ui.documents import DocumentsPage
+from localmind.ui.documents_chat import DocumentsSwitch, source_dialog
+from localmind.workers.indexer import IndexerService
+
+if TYPE_CHECKING:
+    from localmind.app import LocalMind
+
+log = logging.getLogger(__name__)
+
+# New passages in one turn may take at most this share of the context budget, leaving room for the conversation
+# (earlier turns keep their passages, so several turns of them fit before the engine drops the oldest).
+PASSAGE_SHARE = 0.25
+
+
+class DocumentsFeature(QObject):
+    def __init__(self, mind: LocalMind) -> None:
+        super().__init__(mind)
+        self.mind = mind
+        self.library = Library.open()
+        self.chat = DocumentsChat(
+            self.library, lambda message_id, stats: mind.store.update_message(message_id, stats=stats)
+        )
+        self.chat.fits = self._fits
+        self._counter: TokenCounter = approximate_tokens  # the loaded model's tokenizer once there is one
+        self._counter_dir = ""
+        mind.session.documents = self.chat
+        self.service = IndexerService(parent=self)
+        self.page = DocumentsPage(self.library.index, self.service, self.library.embedder is not None)
+        self.switch = DocumentsSwitch()
+        self.switch.set_collections(self.library.index.collections())
+        self.holder = self._holder()
+        window = mind.window
+        window.main_stack.addWidget(self.holder)
+        header = window.header.layout()
+        if isinstance(header, QHBoxLayout):
+            header.insertWidget(1, self.switch)
+        window.source_link_handler = self.show_source
+        self._connect()
+        # A run killed or cancelled last time left files waiting: pick them up. Folders added before are watched.
+        if self.library.index.pending_files():
+            self.service.submit("resume")
+        self.service.watch(self.library.index.folders())
+
+    def _holder(self) -> QWidget:
+        holder = QWidget()
+        layout = QVBoxLayout(holder)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        bar = QFrame()
+        bar.setObjectName("ChatHeader")
+        self.back_button = QPushButton()
+        self.back_button.setObjectName("GhostButton")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(12, 8, 12, 8)
+        row.addWidget(self.back_button)
+        row.addStretch(1)
+        layout.addWidget(bar)
+        layout.addWidget(self.page, 1)
+        theme.style(holder)
+        self.retranslate()
+        return holder
+
+    def _connect(self) -> None:
+        window = self.mind.window
+        window.sidebar.documents_requested.connect(self.show_page)
+        self.back_button.clicked.connect(window.show_chat)
+        self.switch.changed.connect(self._on_switch)
+        self.service.job_finished.connect(lambda *_: self.switch.set_collections(self.library.index.collections()))
+        self.page.get_embedding_model_requested.connect(window.show_model_manager)
+
+    def show_page(self) -> None:
+        self.page.refresh()
+        self.mind.window.main_stack.setCurrentWidget(self.holder)
+
+    def _on_switch(self, enabled: bool, collections: list[str]) -> None:
+        self.chat.enabled = enabled
+        self.chat.collections = collections
+        self.mind.session.request_context_usage()  # the instruction counts in the gauge from now on
+
+    def _fits(self, blocks: str) -> bool:
+        model = self.mind.session.model
+        budget = model.context_budget if model is not None and model.context_budget else 4096
+        if model is not None and model.model_dir != self._counter_dir:
+            self._counter, self._counter_dir = tokenizer_counter(model.model_dir), model.model_dir
+        return self._counter(blocks) <= budget * PASSAGE_SHARE
+
+    def show_source(self, url: QUrl) -> bool:
+        dialog = source_dialog(self.mind.window, self.chat, url)
+        if dialog is None:
+            return False
+        theme.style(dialog)
+        dialog.open()
+        self.last_dialog = dialog
+        return True
+
+    def retranslate(self) -> None:
+        self.back_button.setText(self.tr("← Back to chat"))
+
+    def shutdown(self) -> None:
+        self.service.shutdown()
+        self.library.close()
