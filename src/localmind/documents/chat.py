@@ -41,6 +41,9 @@ class DocumentsChat:
         self.collections: list[str] = []
         self.last_turn: list[Source] | None = None  # the sources of the turn being answered; [] = no match
         self.fits: Callable[[str], bool] | None = None
+        # The footer under an answer, in the UI language (the window sets translations).
+        self.sources_label = "Sources"
+        self.no_match_text = "Sources: no matching passages"
 
     # -- what the model reads -------------------------------------------------------------------------------
     def system(self, system_prompt: str, messages: list[Message]) -> str:
@@ -103,14 +106,18 @@ class DocumentsChat:
         used = cited(text, self.last_turn)
         self.last_turn = None
         if not used:
-            footer = "\n\n*Sources: no matching passages*"
+            footer = f"\n\n*{self.no_match_text}*"
             return text + footer, {**(stats or {}), SOURCES_KEY: [], SOURCES_AT_KEY: len(text)}
         links = " · ".join(
             f"[\\[{s.number}\\] {_escape(s.label)}]({SOURCE_SCHEME}:{raw.get(s.number, {}).get('chunk_id') or 0})"
             for s in used
         )
         recorded = [{**s.as_json(), "chunk_id": raw.get(s.number, {}).get("chunk_id")} for s in used]
-        return f"{text}\n\n**Sources:** {links}", {**(stats or {}), SOURCES_KEY: recorded, SOURCES_AT_KEY: len(text)}
+        return f"{text}\n\n**{self.sources_label}:** {links}", {
+            **(stats or {}),
+            SOURCES_KEY: recorded,
+            SOURCES_AT_KEY: len(text),
+        }
 
     def passage(self, chunk_id: int) -> Passage | None:
         row = self.library.index.db.execute(

@@ -26,11 +26,20 @@ SUPPORTED_SUFFIXES = PDF_SUFFIXES | WORD_SUFFIXES | HTML_SUFFIXES | MARKDOWN_SUF
 
 
 class ExtractionError(UserFacingError):
-    """A file's text could not be read; the message says why and what to do."""
+    """A file's text could not be read; the message says why and what to do. ``kind`` lets a UI say it in its language."""
+
+    kind = "unreadable"
+
+    def __init__(self, message: str, *, hint: str | None = None, kind: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        if kind is not None:
+            self.kind = kind
 
 
 class NoTextFound(ExtractionError):
     """The file has no text layer (a scanned PDF, an image-only page)."""
+
+    kind = "no_text"
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,7 @@ def extract(path: Path) -> list[Page]:
         raise ExtractionError(
             f"{path.name}: this kind of file is not supported.",
             hint="Add PDF, Word (.docx), HTML, Markdown or plain-text files.",
+            kind="unsupported",
         )
     try:
         if suffix in PDF_SUFFIXES:
@@ -71,6 +81,7 @@ def extract(path: Path) -> list[Page]:
         raise ExtractionError(
             f"{path.name}: the file looks damaged and its text could not be read ({type(exc).__name__}: {exc}).",
             hint="Open it in its own program, save a fresh copy and add that.",
+            kind="damaged",
         ) from exc
     pages = [Page(p.number, _tidy(p.text)) for p in pages]
     pages = [p for p in pages if p.text]
@@ -80,7 +91,7 @@ def extract(path: Path) -> list[Page]:
                 f"{path.name}: no text found — it looks like a scan or a picture of text.",
                 hint="Run it through text recognition (OCR) first, then add the recognised PDF.",
             )
-        raise NoTextFound(f"{path.name}: no text found — the file is empty.")
+        raise NoTextFound(f"{path.name}: no text found — the file is empty.", kind="empty")
     return pages
 
 
@@ -93,7 +104,9 @@ def _pdf(path: Path) -> list[Page]:
             reader.decrypt("")  # many "protected" PDFs only restrict printing and open with an empty password
         except Exception as exc:
             raise ExtractionError(
-                f"{path.name}: the PDF is password-protected.", hint="Save a copy without the password and add that."
+                f"{path.name}: the PDF is password-protected.",
+                hint="Save a copy without the password and add that.",
+                kind="password",
             ) from exc
     return [Page(i + 1, page.extract_text() or "") for i, page in enumerate(reader.pages)]
 

@@ -33,7 +33,7 @@ _SCHEMA = [
     """CREATE TABLE files (
         id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, collection TEXT NOT NULL,
         size INTEGER NOT NULL DEFAULT 0, mtime REAL NOT NULL DEFAULT 0, sha256 TEXT NOT NULL DEFAULT '',
-        state TEXT NOT NULL DEFAULT 'pending', error TEXT NOT NULL DEFAULT '',
+        state TEXT NOT NULL DEFAULT 'pending', error TEXT NOT NULL DEFAULT '', error_kind TEXT NOT NULL DEFAULT '',
         pages INTEGER NOT NULL DEFAULT 0, chunks INTEGER NOT NULL DEFAULT 0, indexed_at REAL NOT NULL DEFAULT 0)""",
     "CREATE INDEX files_collection ON files (collection)",
     """CREATE TABLE chunks (
@@ -64,6 +64,7 @@ class FileRecord:
     collection: str
     state: str  # "pending", "indexed", "failed"; "changed" is computed by ``stale()``
     error: str
+    error_kind: str  # ExtractionError.kind: "no_text", "empty", "damaged", "password", "unsupported", "unreadable"
     pages: int
     chunks: int
     indexed_at: float
@@ -185,7 +186,7 @@ class DocumentIndex:
 
     # -- what is in it ---------------------------------------------------------------------------------------
     def files(self, collection: str | None = None) -> list[FileRecord]:
-        sql = "SELECT path, collection, state, error, pages, chunks, indexed_at FROM files"
+        sql = "SELECT path, collection, state, error, error_kind, pages, chunks, indexed_at FROM files"
         rows = (
             self.db.execute(sql + " WHERE collection = ? ORDER BY path", (collection,))
             if collection
@@ -306,9 +307,9 @@ class DocumentIndex:
             with self.lock, self.transaction():
                 removed = self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
                 self.db.execute(
-                    "UPDATE files SET state = 'failed', error = ?, size = ?, mtime = ?, sha256 = ?, chunks = 0,"
-                    " pages = 0 WHERE id = ?",
-                    (str(exc), st.st_size, st.st_mtime, digest, file_id),
+                    "UPDATE files SET state = 'failed', error = ?, error_kind = ?, size = ?, mtime = ?, sha256 = ?,"
+                    " chunks = 0, pages = 0 WHERE id = ?",
+                    (str(exc), exc.kind, st.st_size, st.st_mtime, digest, file_id),
                 )
             result.removed_chunks += removed
             assert result.failed is not None
@@ -326,7 +327,7 @@ class DocumentIndex:
                 if vectors:
                     self.db.execute("INSERT INTO vectors VALUES (?, ?, ?)", (cur.lastrowid, model, vectors[ord_]))
             self.db.execute(
-                "UPDATE files SET state = 'indexed', error = '', size = ?, mtime = ?, sha256 = ?, pages = ?,"
+                "UPDATE files SET state = 'indexed', error = '', error_kind = '', size = ?, mtime = ?, sha256 = ?, pages = ?,"
                 " chunks = ?, indexed_at = ? WHERE id = ?",
                 (st.st_size, st.st_mtime, digest, len(pages), len(chunks), time.time(), file_id),
             )

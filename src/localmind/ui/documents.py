@@ -76,8 +76,8 @@ class FilesModel(QAbstractTableModel):
             if column == 2:
                 return self.page.state_text(state)
             if record.state == "failed":
-                return record.error
-            return self.page.tr("%1 passages").replace("%1", str(record.chunks))
+                return self.page.error_text(record.error_kind) or record.error
+            return self.page.tr("Passages: %1").replace("%1", str(record.chunks))
         return None
 
 
@@ -100,6 +100,7 @@ class DocumentsPage(QWidget):
 
         self.title = QLabel()
         self.title.setObjectName("PageTitle")
+        self.title.setStyleSheet("font-size: 22px; font-weight: 600;")  # the theme styles PageTitle in its own pages
         self.subtitle = QLabel()
         self.subtitle.setObjectName("PageSubtitle")
         self.subtitle.setWordWrap(True)
@@ -167,9 +168,12 @@ class DocumentsPage(QWidget):
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(False)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, COLUMNS):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)  # the details (an error says why a file failed) get what is left
+        header.resizeSection(0, 280)
+        header.resizeSection(1, 110)
+        header.resizeSection(2, 90)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.empty = QLabel()
         self.empty.setObjectName("EmptyHint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -195,6 +199,7 @@ class DocumentsPage(QWidget):
         self._refresh_timer.setInterval(1000)
         self._refresh_timer.timeout.connect(self.refresh)
         self.last_error = ""
+        self.closed = False  # the index is closed at shutdown; late signals from the indexer change nothing then
         self.retranslate()
         self.refresh()
 
@@ -277,7 +282,21 @@ class DocumentsPage(QWidget):
             "pending": self.tr("Waiting"),
         }.get(state, state)
 
+    def error_text(self, kind: str) -> str:
+        """Why a file failed, in the UI language (the index keeps the English message as well)."""
+        return {
+            "no_text": self.tr(
+                "No text found: it looks like a scan. Run text recognition (OCR) on it, then add it again."
+            ),
+            "empty": self.tr("No text found: the file is empty."),
+            "damaged": self.tr("The file looks damaged. Save a fresh copy from its own program and add that."),
+            "password": self.tr("The PDF is password-protected. Save a copy without the password and add that."),
+            "unsupported": self.tr("This kind of file is not supported."),
+        }.get(kind, "")
+
     def refresh(self) -> None:
+        if self.closed:
+            return
         records = self.index.files()
         busy = self.service.busy  # while indexing, "changed" is not worked out (a stat per file, every second)
         self.files.set_rows(

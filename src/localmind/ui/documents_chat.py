@@ -37,7 +37,7 @@ class DocumentsSwitch(QToolButton):
         self.setMenu(self.menu_)
         self.collections: list[str] = []  # all known, set by the app
         self.chosen: list[str] = []
-        self.toggled.connect(lambda _on: self._emit())
+        self.toggled.connect(self._on_toggled)
         self.retranslate()
 
     def set_collections(self, names: list[str]) -> None:
@@ -71,14 +71,19 @@ class DocumentsSwitch(QToolButton):
         chosen = [c for c in self.chosen if c != name] if name in self.chosen else [*self.chosen, name]
         self._choose(chosen)
 
+    def _on_toggled(self, _on: bool) -> None:
+        self.retranslate()
+        self._emit()
+
     def _emit(self) -> None:
         self.changed.emit(self.isChecked(), list(self.chosen))
 
     def retranslate(self) -> None:
         if self.chosen:
-            self.setText(self.tr("Use my documents: %1").replace("%1", ", ".join(self.chosen)))
+            text = self.tr("Use my documents: %1").replace("%1", ", ".join(self.chosen))
         else:
-            self.setText(self.tr("Use my documents"))
+            text = self.tr("Use my documents")
+        self.setText(("✓ " if self.isChecked() else "") + text)  # a ghost button shows no pressed state of its own
         self.setToolTip(self.tr("Answer from the documents you added, citing the file and page"))
 
     def changeEvent(self, event: QEvent) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QUrl
+from PySide6.QtCore import QEvent, QObject, QUrl
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from localmind.documents.chat import DocumentsChat
@@ -46,6 +46,7 @@ class DocumentsFeature(QObject):
         self.switch = DocumentsSwitch()
         self.switch.set_collections(self.library.index.collections())
         self.holder = self._holder()
+        self.holder.installEventFilter(self)
         window = mind.window
         window.main_stack.addWidget(self.holder)
         header = window.header.layout()
@@ -112,7 +113,15 @@ class DocumentsFeature(QObject):
 
     def retranslate(self) -> None:
         self.back_button.setText(self.tr("← Back to chat"))
+        self.chat.sources_label = self.tr("Sources")
+        self.chat.no_match_text = self.tr("Sources: no matching passages")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.holder and event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        return super().eventFilter(watched, event)
 
     def shutdown(self) -> None:
+        self.page.closed = True
         self.service.shutdown()
         self.library.close()

@@ -1,0 +1,191 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DocumentsPage</name>
+    <message>
+        <source>Add documents</source>
+        <translation>添加文档</translation>
+    </message>
+    <message>
+        <source>Documents (%1)</source>
+        <translation>文档 (%1)</translation>
+    </message>
+    <message>
+        <source>Add a folder</source>
+        <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <source>Preparing…</source>
+        <translation>正在准备…</translation>
+    </message>
+    <message>
+        <source>Indexing %1 of %2: %3</source>
+        <translation>正在索引第 %1 个，共 %2 个：%3</translation>
+    </message>
+    <message>
+        <source>Stopped. Files not indexed yet are picked up next time.</source>
+        <translation>已停止。尚未索引的文件会在下次继续。</translation>
+    </message>
+    <message>
+        <source>Indexing stopped: %1</source>
+        <translation>索引已停止：%1</translation>
+    </message>
+    <message>
+        <source>Indexed</source>
+        <translation>已索引</translation>
+    </message>
+    <message>
+        <source>Changed</source>
+        <translation>已更改</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Passages: %1</source>
+        <translation>段落：%1</translation>
+    </message>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Add files or folders and LocalMind answers from them when “Use my documents” is on in a chat. They are read and indexed on this computer and never leave it. PDF, Word (.docx), HTML, Markdown and text files. Drop them here or use the buttons.</source>
+        <translation>添加文件或文件夹后，在对话中打开“使用我的文档”，LocalMind 就会根据它们回答。文件只在这台电脑上读取和索引，绝不会离开这台电脑。支持 PDF、Word（.docx）、HTML、Markdown 和文本文件。可以拖放到这里，或使用下面的按钮。</translation>
+    </message>
+    <message>
+        <source>Keyword search only. &lt;a href='get'&gt;Installing the embedding model&lt;/a&gt; improves results (questions phrased differently from the text, other languages).</source>
+        <translation>目前仅使用关键词搜索。&lt;a href='get'&gt;安装嵌入模型&lt;/a&gt;可以改进结果（提问措辞与原文不同、跨语言时）。</translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Collection:</source>
+        <translation>集合：</translation>
+    </message>
+    <message>
+        <source>Re-index</source>
+        <translation>重新索引</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Collection</source>
+        <translation>集合</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>No documents yet. Drop files or a folder here, or use Add files…</source>
+        <translation>还没有文档。把文件或文件夹拖到这里，或点击“添加文件…”。</translation>
+    </message>
+    <message>
+        <source>No text found: it looks like a scan. Run text recognition (OCR) on it, then add it again.</source>
+        <translation>未找到文字：这看起来是扫描件。请先做文字识别（OCR），再重新添加。</translation>
+    </message>
+    <message>
+        <source>No text found: the file is empty.</source>
+        <translation>未找到文字：文件是空的。</translation>
+    </message>
+    <message>
+        <source>The file looks damaged. Save a fresh copy from its own program and add that.</source>
+        <translation>文件似乎已损坏。请用它自己的程序另存一份新副本，再添加。</translation>
+    </message>
+    <message>
+        <source>The PDF is password-protected. Save a copy without the password and add that.</source>
+        <translation>该 PDF 受密码保护。请另存一份不带密码的副本，再添加。</translation>
+    </message>
+    <message>
+        <source>This kind of file is not supported.</source>
+        <translation>不支持这种类型的文件。</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsSwitch</name>
+    <message>
+        <source>All documents</source>
+        <translation>全部文档</translation>
+    </message>
+    <message>
+        <source>Use my documents: %1</source>
+        <translation>使用我的文档：%1</translation>
+    </message>
+    <message>
+        <source>Use my documents</source>
+        <translation>使用我的文档</translation>
+    </message>
+    <message>
+        <source>Answer from the documents you added, citing the file and page</source>
+        <translation>根据你添加的文档回答，并注明文件和页码</translation>
+    </message>
+</context>
+<context>
+    <name>SourceDialog</name>
+    <message>
+        <source>Open the file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>This passage is no longer in your documents (the file was removed or changed).</source>
+        <translation>这个段落已不在你的文档中（文件已被移除或更改）。</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsFeature</name>
+    <message>
+        <source>← Back to chat</source>
+        <translation>← 返回对话</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Sources: no matching passages</source>
+        <translation>来源：没有匹配的段落</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Your documents: add files to answer from</source>
+        <translation>你的文档：添加文件供回答参考</translation>
+    </message>
+</context>
+</TS>
