@@ -143,8 +143,8 @@
         <translation>使用我的文档</translation>
     </message>
     <message>
-        <source>Answer from the documents you added, citing the file and page</source>
-        <translation>根据你添加的文档回答，并注明文件和页码</translation>
+        <source>Answer from the documents you added, citing the file and page (Ctrl+Shift+D)</source>
+        <translation>根据你添加的文档回答，并注明文件和页码（Ctrl+Shift+D）</translation>
     </message>
 </context>
 <context>
@@ -164,6 +164,14 @@
 </context>
 <context>
     <name>DocumentsFeature</name>
+    <message>
+        <source>Installing the embedding model</source>
+        <translation>安装嵌入模型</translation>
+    </message>
+    <message>
+        <source>Download an ONNX export of multilingual-e5-small (model.onnx and tokenizer.json) and run: localmind docs embedder FOLDER. Documents already added are then embedded; nothing leaves this computer.</source>
+        <translation>下载 multilingual-e5-small 的 ONNX 导出版本（model.onnx 和 tokenizer.json），然后运行：localmind docs embedder 文件夹。已添加的文档随后会生成向量；任何内容都不会离开这台电脑。</translation>
+    </message>
     <message>
         <source>← Back to chat</source>
         <translation>← 返回对话</translation>

@@ -20,3 +20,11 @@ def corpus(tmp_path: Path, corpus_template: Path) -> Path:
     folder = tmp_path / "docs"
     shutil.copytree(corpus_template, folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def roomy_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model with an 8k context: its toy tokenizer spends ~3x the tokens of a real one on English."""
+    from tests.helpers.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-8k", context=8192)

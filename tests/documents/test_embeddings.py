@@ -84,12 +84,32 @@ def test_vectors_are_added_for_passages_indexed_before_the_model(corpus: Path, t
     assert library.embed_missing() == 0
 
 
-def test_the_installed_catalog_model_is_found_in_the_data_folder(data_dir: Path, model_dir: Path) -> None:
-    import shutil
+def test_an_installed_model_is_found_and_used(model_dir: Path, tmp_path: Path) -> None:
+    from localmind.documents.embed import install_embedding_model
 
-    from localmind import paths
-
+    assert installed_embedding_model() is None and Library.open().embedder is None
+    with pytest.raises(EmbeddingModelError):
+        install_embedding_model(tmp_path)  # not a model: nothing copied
     assert installed_embedding_model() is None
-    shutil.copytree(model_dir, paths.models_dir() / "multilingual-e5-small")
-    found = installed_embedding_model()
-    assert found is not None and Library.open().embedder is not None
+    target = install_embedding_model(model_dir)
+    assert installed_embedding_model() == target and target.name == "tiny-embedder"
+    library = Library.open()
+    assert library.embedder is not None and library.embedder.model_id == "tiny-embedder"
+
+
+def test_the_embedder_command_installs_and_embeds_what_is_indexed(
+    corpus: Path, model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from localmind.cli import main
+    from localmind.documents.library import index_path
+
+    assert main(["docs", "add", str(corpus), "--json"]) == 0
+    added = json.loads(capsys.readouterr().out)["added_chunks"]
+    assert main(["docs", "embedder", str(model_dir)]) == 0
+    assert f"{added} passages embedded" in capsys.readouterr().out
+    index = DocumentIndex(index_path())
+    assert index.db.execute("SELECT count(*) FROM vectors WHERE model = 'tiny-embedder'").fetchone()[0] == added
+    assert main(["docs", "search", "Kestrel Ridge rain gauge", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["page"] == 3

@@ -18,14 +18,6 @@ from tests.helpers.app_window import Launch, launch_fixture, send_and_wait
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture(scope="module")
-def roomy_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny model with an 8k context: its toy tokenizer spends ~3x the tokens of a real one on English."""
-    from tests.helpers.tiny_model import build_tiny_model
-
-    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny-8k", context=8192)
-
-
 @pytest.fixture
 def launch(qtbot: Any, roomy_model: Path) -> Iterator[Launch]:
     yield from launch_fixture(qtbot, roomy_model)

@@ -31,6 +31,12 @@ def register(sub: Any) -> None:
     rm.add_argument("paths", nargs="+", metavar="PATH")
     rm.set_defaults(handler=_remove)
 
+    embedder = docs.add_parser(
+        "embedder", help="install an embedding model folder (an .onnx graph and tokenizer.json) for better search"
+    )
+    embedder.add_argument("folder", metavar="DIR")
+    embedder.set_defaults(handler=_embedder)
+
     search = docs.add_parser("search", help="the passages that best match QUERY")
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--limit", type=int, default=5, metavar="N")
@@ -74,7 +80,7 @@ def _add(args: argparse.Namespace) -> int:
         if library.embedder is None and not args.no_embeddings:
             print(
                 "note: keyword search only. Installing the embedding model "
-                "(localmind models download multilingual-e5-small) improves results.",
+                "(an ONNX export of multilingual-e5-small: localmind docs embedder DIR) improves results.",
                 file=sys.stderr,
             )
     return 1 if result.failed and not (result.added_files or result.updated_files or result.unchanged_files) else 0
@@ -121,6 +127,19 @@ def _remove(args: argparse.Namespace) -> int:
             f"Nothing indexed at {', '.join(args.paths)}.", hint="See what is indexed with: localmind docs list"
         )
     print(f"Removed {files} file(s) and {chunks} passages.")
+    return 0
+
+
+def _embedder(args: argparse.Namespace) -> int:
+    from localmind.documents.embed import install_embedding_model
+
+    target = install_embedding_model(Path(args.folder))
+    library = _open()
+    try:
+        added = library.embed_missing()
+    finally:
+        library.close()
+    print(f"Installed the embedding model in {target}; {added} passages embedded.")
     return 0
 
 

@@ -31,7 +31,7 @@ class DocumentsTurns:
         elif library.embedder is None:
             print(
                 "note: keyword search only; installing the embedding model "
-                "(localmind models download multilingual-e5-small) improves results.",
+                "(an ONNX export of multilingual-e5-small: localmind docs embedder DIR) improves results.",
                 file=sys.stderr,
             )
         return DocumentsTurns(library, collection, engine, info, options)

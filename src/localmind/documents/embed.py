@@ -25,7 +25,7 @@ from localmind.errors import UserFacingError
 
 log = logging.getLogger(__name__)
 
-EMBEDDING_MODEL_ID = "multilingual-e5-small"  # the catalog entry; models_dir()/<id>/ once installed
+EMBEDDING_MODEL_ID = "multilingual-e5-small"  # the model recommended in the README and the UI
 MAX_TOKENS = 512
 BATCH = 16
 CACHE_SIZE = 2048
@@ -70,12 +70,42 @@ def find_model_file(folder: Path) -> Path | None:
     return graphs[0] if graphs else None
 
 
+def embedding_models_dir() -> Path:
+    """``<data>/embedding-models/<name>/``: apart from the chat models, which the model picker lists."""
+    return paths.data_dir() / "embedding-models"
+
+
+def is_embedding_model(folder: Path) -> bool:
+    return (folder / "tokenizer.json").is_file() and find_model_file(folder) is not None
+
+
 def installed_embedding_model() -> Path | None:
-    """The installed catalog embedding model's folder, if there is a usable one."""
-    folder = paths.models_dir() / EMBEDDING_MODEL_ID
-    if (folder / "tokenizer.json").is_file() and find_model_file(folder) is not None:
-        return folder
+    """The embedding model to use: the recommended one if installed, else the first usable folder (by name)."""
+    root = embedding_models_dir()
+    preferred = root / EMBEDDING_MODEL_ID
+    if is_embedding_model(preferred):
+        return preferred
+    if root.is_dir():
+        for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+            if is_embedding_model(folder):
+                return folder
     return None
+
+
+def install_embedding_model(source: Path) -> Path:
+    """Copy an embedding model folder (an .onnx graph and its tokenizer.json) into the data folder, checked first."""
+    import shutil
+
+    source = source.expanduser().resolve()
+    Embedder(source).embed_query("check")  # refuses a folder that is not a working model, before copying anything
+    target = embedding_models_dir() / source.name
+    staging = embedding_models_dir() / f".{source.name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(source, staging)
+    if target.exists():
+        shutil.rmtree(target)
+    staging.rename(target)  # atomic: a half-copied model is never picked up
+    return target
 
 
 class Embedder:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -39,6 +39,10 @@ class DocumentsSwitch(QToolButton):
         self.chosen: list[str] = []
         self.toggled.connect(self._on_toggled)
         self.retranslate()
+
+    def minimumSizeHint(self) -> QSize:
+        # The header must not widen the chat's minimum width: a narrow window clips this label, not the layout.
+        return QSize(40, super().minimumSizeHint().height())
 
     def set_collections(self, names: list[str]) -> None:
         self.collections = names
@@ -84,7 +88,7 @@ class DocumentsSwitch(QToolButton):
         else:
             text = self.tr("Use my documents")
         self.setText(("✓ " if self.isChecked() else "") + text)  # a ghost button shows no pressed state of its own
-        self.setToolTip(self.tr("Answer from the documents you added, citing the file and page"))
+        self.setToolTip(self.tr("Answer from the documents you added, citing the file and page (Ctrl+Shift+D)"))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QUrl
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from localmind.documents.chat import DocumentsChat
 from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
@@ -53,6 +54,10 @@ class DocumentsFeature(QObject):
         if isinstance(header, QHBoxLayout):
             header.insertWidget(1, self.switch)
         window.source_link_handler = self.show_source
+        # Ctrl+Shift+D: "Use my documents" on and off from the keyboard.
+        self.shortcut = QShortcut(QKeySequence("Ctrl+Shift+D"), window)
+        self.shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.shortcut.activated.connect(self.switch.toggle)
         self._connect()
         # A run killed or cancelled last time left files waiting: pick them up. Folders added before are watched.
         if self.library.index.pending_files():
@@ -73,7 +78,12 @@ class DocumentsFeature(QObject):
         row.addWidget(self.back_button)
         row.addStretch(1)
         layout.addWidget(bar)
-        layout.addWidget(self.page, 1)
+        # In a scroll area: the window's minimum width stays what the chat needs, not what this page's toolbar needs.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.page)
+        layout.addWidget(scroll, 1)
         theme.style(holder)
         self.retranslate()
         return holder
@@ -84,7 +94,19 @@ class DocumentsFeature(QObject):
         self.back_button.clicked.connect(window.show_chat)
         self.switch.changed.connect(self._on_switch)
         self.service.job_finished.connect(lambda *_: self.switch.set_collections(self.library.index.collections()))
-        self.page.get_embedding_model_requested.connect(window.show_model_manager)
+        self.page.get_embedding_model_requested.connect(self.explain_embedder)
+        self.mind.service.loaded.connect(lambda info: self.service.use_tokenizer_of(info.model_dir))
+
+    def explain_embedder(self) -> None:
+        self.mind.window.show_notice(
+            self.tr("Installing the embedding model"),
+            self.tr(
+                "Download an ONNX export of multilingual-e5-small (model.onnx and tokenizer.json) and run: "
+                "localmind docs embedder FOLDER. Documents already added are then embedded; nothing leaves "
+                "this computer."
+            ),
+            timeout_ms=0,
+        )
 
     def show_page(self) -> None:
         self.page.refresh()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QThread, QTimer, Signal, Slot
 
+from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
 from localmind.documents.index import AddResult, Cancelled
 from localmind.documents.library import Library
 
@@ -44,6 +45,7 @@ class IndexerWorker(QObject):
         self.cancel = cancel
         self.library: Library | None = None
         self._reported = 0.0
+        self.count: TokenCounter = approximate_tokens  # the loaded chat model's tokenizer once there is one
 
     def _library(self) -> Library:
         if self.library is None:
@@ -66,9 +68,11 @@ class IndexerWorker(QObject):
             library = self._library()
             files = [Path(p) for p in paths] if isinstance(paths, list) else []
             if kind == "add":
-                result = library.add(files, collection, progress=self._report, cancelled=self.cancel.is_set)
+                result = library.add(
+                    files, collection, count=self.count, progress=self._report, cancelled=self.cancel.is_set
+                )
             elif kind == "resume":
-                result = library.resume(progress=self._report, cancelled=self.cancel.is_set)
+                result = library.resume(count=self.count, progress=self._report, cancelled=self.cancel.is_set)
                 library.embed_missing(self.cancel.is_set)
             elif kind == "rescan":
                 gone = [Path(r.path) for r in library.index.files() if not Path(r.path).exists()]
@@ -76,7 +80,9 @@ class IndexerWorker(QObject):
                     library.remove(gone)
                 existing = [f for f in files if f.exists()]
                 if existing:
-                    result = library.add(existing, collection, progress=self._report, cancelled=self.cancel.is_set)
+                    result = library.add(
+                        existing, collection, count=self.count, progress=self._report, cancelled=self.cancel.is_set
+                    )
             elif kind == "reindex":
                 marks = ",".join("?" * len(files))
                 library.index.db.execute(
@@ -84,6 +90,7 @@ class IndexerWorker(QObject):
                 )
                 result = library.index.index_files(
                     files,
+                    count=self.count,
                     embed=library.embedder.embed_passages_bytes if library.embedder else None,
                     model=library.model_id,
                     progress=self._report,
@@ -154,6 +161,10 @@ class IndexerService(QObject):
         if self.jobs == 1:
             self.busy_changed.emit(True)
         self._job_requested.emit(kind, list(paths or []), collection)
+
+    def use_tokenizer_of(self, model_dir: str | None) -> None:
+        """Size new passages in this chat model's tokens (read from its tokenizer.json; approximate without one)."""
+        self.worker.count = tokenizer_counter(model_dir)
 
     def cancel(self) -> None:
         """Stops the job in flight after its current file (thread-safe flag: the worker checks it per file)."""
