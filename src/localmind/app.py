@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import os
 import signal
@@ -35,6 +36,7 @@ from localmind.engine.types import (
     ChatEngine,
     LoadInfo,
     LoadOptions,
+    TurnStats,
 )
 from localmind.errors import UserFacingError
 from localmind.instance import InstanceLock
@@ -344,6 +346,8 @@ class LocalMind(QObject):
 
     def _on_conversation_opened(self, conversation: Conversation | None, messages: list[Message]) -> None:
         self.window.show_conversation(conversation, messages)
+        # The status bar speaks of this chat's last answer, not of the chat shown before (issue 9.10).
+        self.window.status.set_turn_stats(last_turn_stats(messages))
         self._update_regenerate()
 
     def _on_message_updated(self, message: Message) -> None:
@@ -515,6 +519,20 @@ class LocalMind(QObject):
             except UserFacingError as exc:
                 log.warning("Could not empty the trash: %s", exc)
         self.store.close()
+
+
+def last_turn_stats(messages: Sequence[Message]) -> TurnStats | None:
+    """The stored figures of the last answer in ``messages`` (a stopped one's too), or ``None``."""
+    for message in reversed(messages):
+        if message.role != "assistant":
+            continue
+        stats = message.stats if isinstance(message.stats, dict) else {}
+        known = {f.name for f in dataclasses.fields(TurnStats)}
+        try:
+            return TurnStats(**{k: v for k, v in stats.items() if k in known}) if stats else None
+        except TypeError:
+            return None
+    return None
 
 
 def create_app(

@@ -28,6 +28,10 @@ def test_every_typed_word_reaches_the_first_message(tmp_path: Path, tiny_model: 
         x.key("Return")
         app.wait_until(lambda: len(app.messages("user")) == 2, 20, "the second message")
         assert [content for _, content, _ in app.messages("user")] == ["abc def ghi", "jkl mno"]
+        # Ctrl+Q quits (issue 9.10): the window closes properly and the process ends by itself.
+        app.wait_until(lambda: app.messages()[-1][2] == "complete", 30, "the second reply")
+        x.key("ctrl+q")
+        assert app.proc.wait(timeout=30) == 0
 
 
 def _on_screen(geometry: dict[str, int], size: tuple[int, int]) -> bool:

@@ -325,6 +325,10 @@ class ChatSession(QObject):
         elif finished.reason == FinishReason.ERROR:
             status = "error"
         stats = {**dataclasses.asdict(finished.stats), "finish_reason": finished.reason.value}
+        if status == "stopped" and not turn.chars:
+            self._drop_empty_reply(turn)  # stopped before the first word: no empty answer left behind (issue 9.7)
+            self.turn_finished.emit(finished.stats)
+            return
         self._end_turn(turn, status, stats)
         self.turn_finished.emit(finished.stats)
         if finished.stats.context_budget:
@@ -381,6 +385,17 @@ class ChatSession(QObject):
         if turn.conversation_id == self.conversation_id:
             self.messages = [updated if m.id == updated.id else m for m in self.messages]
             self.message_updated.emit(updated)
+
+    def _drop_empty_reply(self, turn: _Turn) -> None:
+        """Remove a reply that never got a word; the question stays, with "Answer again" under it."""
+        self._finish_turn_state()
+        try:
+            self.store.delete_messages_after(turn.conversation_id, turn.reply.position - 1)
+        except UserFacingError as exc:
+            log.warning("Could not remove the empty reply: %s", exc)
+        if self.conversation_id == turn.conversation_id:
+            self._reload_messages()
+        self.request_context_usage()
 
     def _abandon_turn(self) -> None:
         """Stop the turn now and keep its text as "stopped" (closing, or its conversation is going away)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QTextOption
+from PySide6.QtGui import QKeyEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -91,6 +91,7 @@ class Composer(QWidget):
     """
 
     send_requested = Signal(str)
+    send_blocked = Signal(str)  # Enter could not send: why, in words for the user
     edit_submitted = Signal(int, str)
     stop_requested = Signal()
     regenerate_requested = Signal()
@@ -205,10 +206,20 @@ class Composer(QWidget):
         self.regenerate_button.setVisible(enabled)
 
     def submit(self) -> None:
-        if self._generating or not self._can_send:
-            return
         text = self.text
         if not text.strip():
+            return
+        if self._generating or not self._can_send:
+            # Say why nothing was sent, and keep what follows on its own line: a second message typed meanwhile is
+            # never glued onto the first (issues 9.10, 10.12).
+            if not text.endswith("\n"):
+                self.input.moveCursor(QTextCursor.MoveOperation.End)
+                self.input.insertPlainText("\n")
+            self.send_blocked.emit(
+                self.tr("An answer is being written. Wait for it, or stop it with Esc, then press Enter again.")
+                if self._generating
+                else self._blocked_reason or self.tr("Open a model first")
+            )
             return
         if self._editing is not None:
             message_id = self._editing

@@ -238,6 +238,9 @@ class MainWindow(QMainWindow):
         self.stop_action = action([QKeySequence(Qt.Key.Key_Escape)], self.composer.stop_requested.emit)
         self.stop_action.setEnabled(False)
         self.copy_answer_action = action([QKeySequence("Ctrl+Shift+C")], self.copy_last_answer)
+        # Ctrl+Q everywhere (Windows has no standard Quit key; Cmd+Q on macOS is the same sequence).
+        self.quit_action = action([QKeySequence("Ctrl+Q")], self.close)
+        self.composer.send_blocked.connect(self._on_send_blocked)
         self.sidebar.settings_requested.connect(self.settings_requested)
 
     # -- state from the app ----------------------------------------------------------------------------------
@@ -346,6 +349,16 @@ class MainWindow(QMainWindow):
 
     def copy_text(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
+
+    def _on_send_blocked(self, reason: str) -> None:
+        if not self._generating:
+            if self.welcome.state == WelcomePage.LOADING:
+                reason = self.tr("The model is still loading. Press Enter again when it is ready.")
+            else:
+                reason = self.tr(
+                    "No model is loaded. Open a model folder or get a model first (the model picker above)."
+                )
+        self.show_notice(self.tr("Your message was not sent yet."), reason + " " + self.tr("It stays in the box."))
 
     def copy_last_answer(self) -> None:
         text = self.chat_view.last_assistant_text()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
@@ -125,7 +125,6 @@ class MessageWidget(QWidget):
         self._more: QToolButton | None = None
 
         if record.role == "user":
-            self.setAccessibleName(self.tr("Your message"))
             row = QHBoxLayout()
             row.setContentsMargins(0, 0, 0, 0)
             row.addStretch(1)
@@ -135,9 +134,6 @@ class MessageWidget(QWidget):
             row.addWidget(self._bubble)
             outer.addLayout(row)
         else:
-            self.setAccessibleName(
-                self.tr("System prompt") if record.role == "system" else self.tr("Assistant's answer")
-            )
             outer.addLayout(self._body)
         self._typing = TypingDots(theme, self)
         self._typing.hide()
@@ -146,17 +142,16 @@ class MessageWidget(QWidget):
         self._actions = QHBoxLayout()
         self._actions.setContentsMargins(0, 0, 0, 0)
         self._actions.setSpacing(2)
-        self._copy = CopyButton(self.tr("Copy"), self.tr("Copy message"), self)
+        self._copy = CopyButton("", "", self)
         self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self._copy.clicked.connect(lambda: self._copy.copy_text(self.record.content))
         self._copy.copied.connect(self.copy_requested)
-        self.edit_button = _action_button(self.tr("Edit"), self.tr("Edit message"), self)
+        self.edit_button = _action_button("", "", self)
         self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.record.id))
-        self.regenerate_button = _action_button(self.tr("Regenerate"), self.tr("Regenerate answer"), self)
+        self.regenerate_button = _action_button("", "", self)
         self.regenerate_button.clicked.connect(self.regenerate_requested)
         self._badge = QLabel(self)
         self._badge.setTextFormat(Qt.TextFormat.PlainText)
-        self._badge.setAccessibleName(self.tr("Message status"))
         self._badge.hide()
         if record.role == "user":
             self._actions.addStretch(1)
@@ -170,11 +165,37 @@ class MessageWidget(QWidget):
             self._actions.addStretch(1)
         outer.addLayout(self._actions)
 
+        self.retranslate()
         self.apply_theme(theme, rerender=False)
         if record.status == "streaming" and record.role == "assistant":
             self.begin_stream()
         else:
             self.render_content()
+
+    def retranslate(self) -> None:
+        """The message's buttons and names in the current language (issue 9.7: they kept the old one)."""
+        role = self.record.role
+        names = {"user": self.tr("Your message"), "system": self.tr("System prompt")}
+        self.setAccessibleName(names.get(role, self.tr("Assistant's answer")))
+        self._copy.set_label(self.tr("Copy"), self.tr("Copy message"))
+        for button, text, name in (
+            (self.edit_button, self.tr("Edit"), self.tr("Edit message")),
+            (self.regenerate_button, self.tr("Regenerate"), self.tr("Regenerate answer")),
+        ):
+            button.setText(text)
+            button.setAccessibleName(name)
+            button.setToolTip(name)
+        self._badge.setAccessibleName(self.tr("Message status"))
+        if self._more is not None:
+            self._more.setText(self.tr("Show less") if self._expanded else self.tr("Show more"))
+            self._more.setAccessibleName(self._more.text())
+        if self._badge.isVisibleTo(self):
+            self._update_chrome()  # the badge's word
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- content -------------------------------------------------------------------------------
     def render_content(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -163,6 +163,14 @@ class CopyButton(QToolButton):
         self._reset.setInterval(1500)
         self._reset.timeout.connect(lambda: self.setText(self._label))
 
+    def set_label(self, label: str, accessible_name: str) -> None:
+        """New words for the button (the language changed); a "Copied" shown now stays until its moment ends."""
+        self._label = label
+        if not self._reset.isActive():
+            self.setText(label)
+        self.setAccessibleName(accessible_name)
+        self.setToolTip(accessible_name)
+
     def copy_text(self, text: str) -> None:
         clipboard = QGuiApplication.clipboard()
         if clipboard is not None:
@@ -195,14 +203,13 @@ class CodeBlockWidget(QFrame):
         self._measured_font = ""
         self._measured_height = 0.0
         self.setObjectName("codeBlock")
-        self.setAccessibleName(self.tr("Code block {language}").format(language=language).strip())
 
         header = QWidget(self)
         header.setObjectName("codeHeader")
         self._header = header
-        self._language_label = QLabel(language or self.tr("code"), header)
+        self._language_label = QLabel(header)
         self._language_label.setTextFormat(Qt.TextFormat.PlainText)  # the fence's info string is the model's text
-        self._copy = CopyButton(self.tr("Copy"), self.tr("Copy code"), header)
+        self._copy = CopyButton("", "", header)
         self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self._copy.clicked.connect(lambda: self._copy.copy_text(self.code()))
         self._copy.copied.connect(self.copied)
@@ -222,7 +229,6 @@ class CodeBlockWidget(QFrame):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.editor.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.editor.setAccessibleName(self.tr("Code"))
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         mono.setPointSizeF(max(8.0, self.font().pointSizeF() * 0.92))
         self.editor.setFont(mono)
@@ -240,8 +246,21 @@ class CodeBlockWidget(QFrame):
         layout.addWidget(header)
         layout.addWidget(self.editor)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.retranslate()
         self.apply_theme(theme)
         self._fit_height()
+
+    def retranslate(self) -> None:
+        """The block's words in the current language (also when it changes while the block is shown)."""
+        self.setAccessibleName(self.tr("Code block {language}").format(language=self._language).strip())
+        self._language_label.setText(self._language or self.tr("code"))
+        self._copy.set_label(self.tr("Copy"), self.tr("Copy code"))
+        self.editor.setAccessibleName(self.tr("Code"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def code(self) -> str:
         return self.editor.toPlainText()
