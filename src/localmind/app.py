@@ -42,6 +42,7 @@ from localmind.errors import UserFacingError
 from localmind.instance import InstanceLock
 from localmind.models.chat_session import ChatSession
 from localmind.models.conversation_list import ConversationListModel
+from localmind.models.drafts import Drafts
 from localmind.resources import resource_path
 from localmind.settings import Settings, load_settings, save_settings
 from localmind.ui import already_running
@@ -119,6 +120,8 @@ class LocalMind(QObject):
         self.service = InferenceService(engine_factory)
         self.session = ChatSession(self.store, self.service, self.settings)
         self.conversations = ConversationListModel()
+        self.drafts = Drafts(data / "drafts.json", self)
+        self._draft_key: str | None = None  # the conversation whose draft the message box shows ("" = a new chat)
         self.window = MainWindow(
             self.conversations,
             state_path=paths.window_state_path(),
@@ -170,6 +173,7 @@ class LocalMind(QObject):
         session.context_usage.connect(window.status.set_context)
         session.error.connect(lambda title, detail: window.show_error(title, detail))
         session.draft_returned.connect(self._on_draft_returned)
+        composer.input.textChanged.connect(self._remember_draft)
 
         sidebar.new_chat_requested.connect(self.new_chat)
         sidebar.conversation_selected.connect(self.open_conversation)
@@ -345,6 +349,7 @@ class LocalMind(QObject):
             self.window.chat_view.scroll_to_message(message_id)
 
     def _on_conversation_opened(self, conversation: Conversation | None, messages: list[Message]) -> None:
+        self._switch_draft(conversation.id if conversation is not None else "")
         self.window.show_conversation(conversation, messages)
         # The status bar speaks of this chat's last answer, not of the chat shown before (issue 9.10).
         self.window.status.set_turn_stats(last_turn_stats(messages))
@@ -364,6 +369,22 @@ class LocalMind(QObject):
         # left without one (its answer failed, or the app closed before it began).
         unanswered = bool(session.messages) and session.messages[-1].role == "user"
         self.window.composer.set_can_regenerate(not session.generating and session.model is not None and unanswered)
+
+    def _switch_draft(self, key: str) -> None:
+        """Keep what is in the box for the chat being left, and show what was left in the one opened."""
+        if key == self._draft_key:
+            return
+        composer = self.window.composer
+        previous, self._draft_key = self._draft_key, None  # no saving while the box is refilled
+        if previous is not None and composer.editing is None:
+            self.drafts.set(previous, composer.text)
+        if composer.editing is None:
+            composer.set_text(self.drafts.get(key))
+        self._draft_key = key
+
+    def _remember_draft(self) -> None:
+        if self._draft_key is not None and self.window.composer.editing is None:
+            self.drafts.set(self._draft_key, self.window.composer.text)
 
     def _on_draft_returned(self, text: str) -> None:
         composer = self.window.composer
@@ -508,6 +529,8 @@ class LocalMind(QObject):
         if self._shut_down:
             return
         self._shut_down = True
+        self._remember_draft()
+        self.drafts.flush()
         self.session.shutdown()
         # Every background task stops together, against one deadline; downloads pause and resume at the next start.
         self.tasks.shutdown()

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QToolButton
 
 from localmind.engine.fake import FakeEngine
@@ -102,3 +102,54 @@ def test_enter_while_an_answer_streams_says_so_and_never_merges_messages(qtbot: 
     assert "An answer is being written" in mind.window.banner.detail.text()
     assert mind.window.composer.text.split("\n")[:2] == ["second", "third"]
     assert [c for r, c, _ in stored(mind) if r == "user"] == ["first"]
+
+
+def test_a_refused_first_message_leaves_no_empty_chat_behind(qtbot: Any, launch: Launch) -> None:
+    """Issue 10.11: a first message too long for the context created a chat that stayed in the sidebar."""
+    mind = launch()
+    too_long = "All work and no play makes a very long paste. " * 2000
+    mind.window.composer.set_text(too_long)
+    with qtbot.waitSignal(mind.session.error, timeout=30000) as error:
+        qtbot.keyClick(mind.window.composer.input, Qt.Key.Key_Return)
+    assert "too long" in error.args[1]
+    assert mind.window.composer.text == too_long
+    assert mind.store.list_conversations() == []
+    assert mind.conversations.rowCount() == 0
+    assert mind.session.conversation is None
+    assert mind.window.title_label.text() == "New chat"
+
+
+def test_unsent_drafts_survive_a_restart_per_chat(qtbot: Any, launch: Launch) -> None:
+    """Issue 10.12: what was typed but not sent is there again after closing the app, in the chat it belongs to."""
+    mind = launch("/models/fake", engine=fake("ok"))
+    send_and_wait(qtbot, mind, "first chat")
+    first = mind.session.conversation_id
+    mind.window.composer.input.insertPlainText("half a thought for the first chat")
+    qtbot.keyClick(mind.window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert mind.window.composer.text == ""
+    mind.window.composer.input.insertPlainText("an idea for a new chat")
+    assert first is not None
+    mind.open_conversation(first)
+    assert mind.window.composer.text == "half a thought for the first chat"
+    mind.window.close()
+
+    again = launch("/models/fake", engine=fake("ok"))
+    assert again.window.composer.text == "an idea for a new chat"
+    again.open_conversation(first)
+    assert again.window.composer.text == "half a thought for the first chat"
+    # Sent, it is no longer a draft.
+    qtbot.keyClick(again.window.composer.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not again.session.generating and again.window.composer.text == "", timeout=10000)
+    again.window.close()
+    third = launch("/models/fake", engine=fake("ok"))
+    third.open_conversation(first)
+    assert third.window.composer.text == ""
+
+
+def test_a_click_on_the_message_box_padding_puts_the_cursor_in_it(qtbot: Any, launch: Launch) -> None:
+    mind = launch(None)
+    composer = mind.window.composer
+    mind.window.sidebar.search_field.setFocus()
+    assert mind.window.focusWidget() is mind.window.sidebar.search_field
+    qtbot.mouseClick(composer.frame, Qt.MouseButton.LeftButton, pos=composer.frame.rect().topLeft() + QPoint(4, 4))
+    assert mind.window.focusWidget() is composer.input

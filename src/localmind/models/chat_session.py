@@ -352,7 +352,9 @@ class ChatSession(QObject):
             self.store.delete_messages_after(turn.conversation_id, first_gone - 1)
         except UserFacingError as exc:
             log.warning("Could not remove the unanswered turn: %s", exc)
-        if self.conversation_id == turn.conversation_id:
+        if first_gone == 0:
+            self._forget_empty_conversation(turn.conversation_id)  # issue 10.11: no empty chat left in the list
+        elif self.conversation_id == turn.conversation_id:
             self._reload_messages()
         if turn.user_message is not None:
             self.draft_returned.emit(turn.user_message.content)
@@ -385,6 +387,20 @@ class ChatSession(QObject):
         if turn.conversation_id == self.conversation_id:
             self.messages = [updated if m.id == updated.id else m for m in self.messages]
             self.message_updated.emit(updated)
+
+    def _forget_empty_conversation(self, conversation_id: str) -> None:
+        """A chat whose first message was refused is not kept: the window goes back to a new chat with its settings."""
+        try:
+            self.store.delete_conversation(conversation_id)  # to the trash, emptied when the app closes
+        except UserFacingError as exc:
+            log.warning("Could not remove the empty chat: %s", exc)
+        if self.conversation_id != conversation_id or self.conversation is None:
+            return
+        system_prompt, settings = self.conversation.system_prompt, dict(self.conversation.settings)
+        self.conversation = None
+        self.messages = []
+        self._draft_system_prompt, self._draft_settings = system_prompt, settings
+        self.conversation_opened.emit(None, [])
 
     def _drop_empty_reply(self, turn: _Turn) -> None:
         """Remove a reply that never got a word; the question stays, with "Answer again" under it."""

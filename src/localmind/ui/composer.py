@@ -130,6 +130,9 @@ class Composer(QWidget):
         self.send_button.setIconSize(QSize(18, 18))
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.send_button.clicked.connect(self._on_button)
+        # A click on the frame's padding puts the cursor in the box, as it looks like part of it (issue 10.12).
+        self.frame.setFocusProxy(self.input)
+        self.frame.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         row = QHBoxLayout(self.frame)
         row.setContentsMargins(14, 8, 8, 8)
         row.setSpacing(8)

@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         self.stop_action.setEnabled(False)
         self.copy_answer_action = action([QKeySequence("Ctrl+Shift+C")], self.copy_last_answer)
         # Ctrl+Q everywhere (Windows has no standard Quit key; Cmd+Q on macOS is the same sequence).
-        self.quit_action = action([QKeySequence("Ctrl+Q")], lambda: None if self.close() else None)
+        self.quit_action = action([QKeySequence("Ctrl+Q")], self._quit)
         self.composer.send_blocked.connect(self._on_send_blocked)
         self.sidebar.settings_requested.connect(self.settings_requested)
 
@@ -349,6 +349,9 @@ class MainWindow(QMainWindow):
 
     def copy_text(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
+
+    def _quit(self) -> None:
+        self.close()
 
     def _on_send_blocked(self, reason: str) -> None:
         if not self._generating:
