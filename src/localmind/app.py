@@ -135,6 +135,7 @@ class LocalMind(QObject):
         from localmind.ui.documents_wiring import DocumentsFeature
 
         self.documents = DocumentsFeature(self)  # the Documents place, "Use my documents", indexing (issue 13)
+        plain_labels(self.window)  # the pages features added too: file names and paths are text, never HTML
         self._connect()
         self.reload_conversations()
         self.session.new_chat()
