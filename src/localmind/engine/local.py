@@ -119,6 +119,7 @@ class LocalEngine:
         self._model: Any = None
         self._tokenizer: Any = None
         self._generator: Any = None
+        self._pending_rewind: int | None = None
         self._folder: ModelFolder | None = None
         self._template: str = FALLBACK_TEMPLATE
         self._eos: set[int] = set()
@@ -132,7 +133,7 @@ class LocalEngine:
     def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
         options = options or LoadOptions()
         started = time.perf_counter()
-        folder = validate_model_folder(model_dir)
+        folder = validate_model_folder(model_dir, variant=options.variant, device=options.device)
         self.unload()
         import onnxruntime_genai as og
 
@@ -178,7 +179,7 @@ class LocalEngine:
             warnings.append(f"The model's chat template failed ({exc}); LocalMind uses a generic one (ChatML).")
             self._template = FALLBACK_TEMPLATE
         self.info = LoadInfo(
-            model_dir=str(folder.path),
+            model_dir=str(folder.user_path),
             model_name=folder.name,
             model_type=folder.model_type,
             device=device,
@@ -287,15 +288,21 @@ class LocalEngine:
     def _rewind(self, text_len: int, token_count: int) -> None:
         if self._generator is None or token_count == 0:
             self._generator = None
+            self._pending_rewind = None
             self._cache = _Cache()
             return
         if token_count < len(self._cache.tokens):
-            self._generator.rewind_to(token_count)
+            # Applied at the next append: og leaves a wrong KV cache after two rewind_to calls in a row on
+            # graphs that concatenate KV (onnx-community exports; tests/unit/formats/test_exact.py).
+            self._pending_rewind = token_count
         self._cache.truncate(text_len, token_count)
 
     def _append(self, tokens: list[int]) -> None:
         if self._generator is None:
             self._generator = self._new_generator()
+        if self._pending_rewind is not None:
+            self._generator.rewind_to(self._pending_rewind)
+            self._pending_rewind = None
         self._generator.append_tokens(np.asarray(tokens, dtype=np.int32))
         self._cache.tokens.extend(tokens)
 

@@ -52,6 +52,7 @@ class LoadOptions:
     threads: int | None = None  # None: one per physical core
     context_budget: int | None = None  # None: min(model context, 4096)
     prefill_chunk: int = 128
+    variant: str | None = None  # onnx-community folders: "q4", "fp16", ... (None: the best for the device)
 
 
 class FinishReason(str, enum.Enum):

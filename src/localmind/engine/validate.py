@@ -6,6 +6,7 @@ folder never reaches og (which can abort the process on some inputs).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -28,9 +29,20 @@ class ModelFolder:
     context_length: int
     chat_template: str | None  # None: the model has none (a generic one is used)
     chat_template_source: str | None
+    # An onnx-community / Optimum export: ``path`` is the folder LocalMind prepared, ``source`` the user's.
+    source: Path | None = None
+    variant: str | None = None
+    variants: tuple[str, ...] = ()
+
+    @property
+    def user_path(self) -> Path:
+        """The folder the user picked (what settings remember and the window shows)."""
+        return self.source or self.path
 
     @property
     def name(self) -> str:
+        if self.source is not None:
+            return f"{self.source.name} ({self.variant})" if self.variant else self.source.name
         # Downloaded models live in a device subfolder such as cpu-int4-rtn-block-32: name them by the parent too.
         if re.match(r"^(cpu|cuda|dml|gpu)[-_]", self.path.name, re.IGNORECASE) and self.path.parent.name:
             return f"{self.path.parent.name}/{self.path.name}"
@@ -67,9 +79,29 @@ def _find_model_subfolders(folder: Path, limit: int = 5) -> list[Path]:
     return found
 
 
-def validate_model_folder(folder: str | Path) -> ModelFolder:
-    """Return what LocalMind needs to know about ``folder`` or raise :class:`ModelLoadError`."""
+def validate_model_folder(folder: str | Path, *, variant: str | None = None, device: str = "auto") -> ModelFolder:
+    """Return what LocalMind needs to know about ``folder`` or raise :class:`ModelLoadError`.
+
+    An onnx-community / Optimum export (config.json + onnx/*.onnx, no genai_config.json) is prepared first:
+    LocalMind builds a loadable folder in its data folder (the user's folder is never written) with the
+    ``variant`` asked for, or the best one for ``device``.
+    """
     path = Path(folder).expanduser()
+    if path.is_dir():
+        from localmind.engine.formats import prepare
+
+        if variant and not (path / "config.json").is_file():
+            raise ModelLoadError(
+                f"{path} has no variants to choose from: only ONNX exports with several (onnx/model_q4.onnx, "
+                "model_fp16.onnx, ...) do.",
+                hint="Leave out the variant for this model.",
+            )
+        if variant or prepare.is_community_folder(path):
+            prepared = prepare.prepare_folder(path, variant=variant, device=device)
+            inner = validate_model_folder(prepared.path)
+            return dataclasses.replace(
+                inner, source=prepared.source, variant=prepared.variant.name, variants=prepared.available
+            )
     if not path.exists():
         raise ModelLoadError(f"Model folder not found: {path}.", hint="Check the path, or pick the folder again.")
     if not path.is_dir():

@@ -1,0 +1,254 @@
+"""Infer onnxruntime-genai's genai_config.json for an onnx-community / Optimum export.
+
+Sources, each filling what the one before left open: config.json (shapes, context, special ids),
+generation_config.json (end-of-turn ids: may be a list), the tokenizer files (ids of named special tokens),
+and the ONNX graph's own inputs and outputs (names and KV shapes), read without loading any weights.
+The graph is the truth for names and KV shapes: exports differ, so nothing about them is hard-coded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from localmind.engine.types import ModelLoadError
+
+FORMAT_VERSION = 1  # bump when the generated config changes, so prepared folders are rebuilt
+RECORD_NAME = "localmind-generated.json"  # what LocalMind generated, and from what (og refuses unknown config keys)
+
+
+@dataclass(frozen=True)
+class GraphIO:
+    inputs: dict[str, list[int | str]]
+    outputs: dict[str, list[int | str]]
+    op_types: frozenset[str] = field(default_factory=frozenset)
+
+
+def read_graph_io(onnx_path: Path) -> GraphIO:
+    """Input/output names and shapes of an ONNX graph, without reading external weight files."""
+    import onnx
+
+    try:
+        model = onnx.load(str(onnx_path), load_external_data=False)
+    except Exception as exc:
+        raise ModelLoadError(
+            f"{onnx_path.name} in {onnx_path.parent} is not a readable ONNX file: {exc}",
+            hint="The download may be incomplete. Download the model again, or pick another folder.",
+        ) from exc
+
+    def shape(value: Any) -> list[int | str]:
+        dims = value.type.tensor_type.shape.dim
+        return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in dims]
+
+    graph = model.graph
+    return GraphIO(
+        inputs={v.name: shape(v) for v in graph.input},
+        outputs={v.name: shape(v) for v in graph.output},
+        op_types=frozenset(n.op_type for n in graph.node),
+    )
+
+
+def _kv_pattern(names: list[str], role: str) -> tuple[str, int] | None:
+    """("past_key_values.%d.key", layers) for the names holding ``role`` ("key"/"value") of layers 0..N-1."""
+    found: dict[str, set[int]] = {}
+    for name in names:
+        m = re.fullmatch(r"(\D*?)(\d+)(\D*)", name)
+        if not m:
+            continue
+        prefix, index, suffix = m.groups()
+        # "past_key_values.0.key" says its role after the index; "past_key_0" before it.
+        tag = suffix.strip("._") or re.split(r"[._]", prefix.rstrip("._"))[-1]
+        if tag.lower() == role:
+            found.setdefault(prefix + "%d" + suffix, set()).add(int(index))
+    for pattern, layers in sorted(found.items(), key=lambda kv: -len(kv[1])):
+        if layers == set(range(len(layers))):
+            return pattern, len(layers)
+    return None
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(
+            f"{path.name} in {path.parent} cannot be read: {exc}",
+            hint="Download the model again, or pick another folder.",
+        ) from exc
+    return data if isinstance(data, dict) else {}
+
+
+def _ids(value: Any) -> list[int]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+    return []
+
+
+def _token_id(tokenizer: Mapping[str, Any], token: Any) -> int | None:
+    """The id of a special token named in tokenizer_config.json, from tokenizer.json's added tokens or vocab."""
+    if isinstance(token, dict):
+        token = token.get("content")
+    if not isinstance(token, str):
+        return None
+    for added in tokenizer.get("added_tokens", []) or []:
+        if isinstance(added, dict) and added.get("content") == token and isinstance(added.get("id"), int):
+            return int(added["id"])
+    vocab = (tokenizer.get("model") or {}).get("vocab")
+    if isinstance(vocab, dict) and isinstance(vocab.get(token), int):
+        return int(vocab[token])
+    return None
+
+
+def _text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    nested = config.get("text_config")
+    return nested if isinstance(nested, dict) else config
+
+
+def infer_genai_config(
+    folder: Path, onnx_rel: str, *, threads: int | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(genai_config, record) for the graph ``onnx_rel`` (relative posix path) in ``folder``.
+
+    ``record`` says what the config was generated from (for the manifest and for rebuild decisions).
+    """
+    hf = _text_config(_read_json(folder / "config.json"))
+    if not hf:
+        raise ModelLoadError(f"config.json is missing from {folder}.", hint="Pick the model's top folder.")
+    generation = _read_json(folder / "generation_config.json")
+    tokenizer_config = _read_json(folder / "tokenizer_config.json")
+    io = read_graph_io(folder / onnx_rel)
+    inputs, outputs = list(io.inputs), list(io.outputs)
+    sources = ["config.json"]
+    sources += [n for n in ("generation_config.json", "tokenizer_config.json") if (folder / n).is_file()]
+
+    def need(names: list[str], wanted: str, what: str) -> str:
+        if wanted in names:
+            return wanted
+        raise ModelLoadError(
+            f"{onnx_rel} has no {what} ({wanted!r}); its inputs are {', '.join(inputs)}. "
+            "LocalMind runs text-generation exports with a KV cache (Optimum's text-generation-with-past).",
+            hint="Pick another variant or another model.",
+        )
+
+    input_ids = need(inputs, "input_ids", "token input")
+    logits = need(outputs, "logits", "logits output")
+    past_k = _kv_pattern([n for n in inputs if n != input_ids], "key")
+    past_v = _kv_pattern([n for n in inputs if n != input_ids], "value")
+    present_k = _kv_pattern(outputs, "key")
+    present_v = _kv_pattern(outputs, "value")
+    if not (past_k and past_v and present_k and present_v):
+        raise ModelLoadError(
+            f"{onnx_rel} has no KV-cache inputs and outputs (past_key_values.N.key/value, present.N.key/value), "
+            "so LocalMind cannot run it.",
+            hint="LocalMind needs a text-generation export with past (Optimum's text-generation-with-past).",
+        )
+    layers = past_k[1]
+    past_shape = io.inputs[past_k[0] % 0]
+    kv_heads = hf.get("num_key_value_heads") or hf.get("num_attention_heads")
+    heads = hf.get("num_attention_heads")
+    hidden = hf.get("hidden_size")
+    head_size = hf.get("head_dim") or (hidden // heads if isinstance(hidden, int) and isinstance(heads, int) else None)
+    # The graph's own KV shape [batch, kv_heads, past, head_size] wins over config.json where it is fixed.
+    if len(past_shape) == 4:
+        kv_heads = past_shape[1] if isinstance(past_shape[1], int) and past_shape[1] > 0 else kv_heads
+        head_size = past_shape[3] if isinstance(past_shape[3], int) and past_shape[3] > 0 else head_size
+    if not all(isinstance(v, int) and v > 0 for v in (kv_heads, heads, hidden, head_size)):
+        raise ModelLoadError(
+            f"config.json in {folder} lacks the model's shape (hidden_size, num_attention_heads).",
+            hint="Download the model again, or pick another folder.",
+        )
+    context = hf.get("max_position_embeddings") or hf.get("max_sequence_length") or 2048
+    tokenizer: dict[str, Any] = {}
+    eos = _ids(generation.get("eos_token_id")) or _ids(hf.get("eos_token_id"))
+    if not eos and tokenizer_config.get("eos_token") is not None:
+        tokenizer = _read_json(folder / "tokenizer.json")
+        eos = _ids(_token_id(tokenizer, tokenizer_config.get("eos_token")))
+    if not eos:
+        raise ModelLoadError(
+            f"{folder} does not say which token ends a reply (eos_token_id in generation_config.json or config.json).",
+            hint="Download the model again, or pick another folder.",
+        )
+    if "eos_token_id" in generation:
+        sources.append("generation_config.json: eos_token_id")
+    bos = _ids(generation.get("bos_token_id")) or _ids(hf.get("bos_token_id")) or [eos[0]]
+    pad = _ids(generation.get("pad_token_id")) or _ids(hf.get("pad_token_id")) or [eos[0]]
+    decoder_inputs: dict[str, str] = {"input_ids": input_ids}
+    for name in ("attention_mask", "position_ids"):
+        if name in inputs:  # og fills position_ids itself (also after a rewind) only when the graph takes them
+            decoder_inputs[name] = name
+    decoder_inputs["past_key_names"] = past_k[0]
+    decoder_inputs["past_value_names"] = past_v[0]
+    session_options: dict[str, Any] = {"log_id": "localmind", "provider_options": []}
+    if threads:
+        session_options["intra_op_num_threads"] = threads
+    model_type = str(hf.get("model_type", "llama"))
+    config = {
+        "model": {
+            "bos_token_id": bos[0],
+            "context_length": int(context),
+            "decoder": {
+                "session_options": session_options,
+                "filename": onnx_rel,
+                "head_size": int(head_size),  # type: ignore[arg-type]
+                "hidden_size": int(hidden),  # type: ignore[arg-type]
+                "inputs": decoder_inputs,
+                "outputs": {
+                    "logits": logits,
+                    "present_key_names": present_k[0],
+                    "present_value_names": present_v[0],
+                },
+                "num_attention_heads": int(heads),  # type: ignore[arg-type]
+                "num_hidden_layers": layers,
+                "num_key_value_heads": int(kv_heads),  # type: ignore[arg-type]
+            },
+            "eos_token_id": eos if len(eos) > 1 else eos[0],
+            "pad_token_id": pad[0],
+            "type": model_type,
+            "vocab_size": int(hf.get("vocab_size") or 0),
+        },
+        "search": {
+            "do_sample": False,
+            "max_length": int(context),
+            "min_length": 0,
+            "num_beams": 1,
+            "num_return_sequences": 1,
+            # These graphs concatenate past and new KV: a shared buffer fails at the first append.
+            "past_present_share_buffer": False,
+            "repetition_penalty": 1.0,
+            "temperature": 1.0,
+            "top_k": 1,
+            "top_p": 1.0,
+        },
+    }
+    sources.append(f"{onnx_rel}: inputs and outputs")
+    record = {
+        "generated_by": "LocalMind",
+        "format_version": FORMAT_VERSION,
+        "decoder": onnx_rel,
+        "sources": sources,
+        "model_type": model_type,
+        "graph_inputs": inputs,
+    }
+    return config, record
+
+
+def write_genai_config(folder: Path, onnx_rel: str, *, extra_record: Mapping[str, Any] | None = None) -> Path:
+    """Write genai_config.json (and the record of what it came from) into ``folder``; return the config's path."""
+    config, record = infer_genai_config(folder, onnx_rel)
+    record.update(extra_record or {})
+    path = folder / "genai_config.json"
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    (folder / RECORD_NAME).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+__all__ = ["FORMAT_VERSION", "RECORD_NAME", "GraphIO", "infer_genai_config", "read_graph_io", "write_genai_config"]

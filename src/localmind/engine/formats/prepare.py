@@ -1,0 +1,261 @@
+"""Make an onnx-community / Optimum export loadable by onnxruntime-genai without touching the user's folder.
+
+For a folder the user picked, LocalMind builds ``<data>/prepared/<name>-<hash>/<variant>/``: links to the
+user's files (tokenizer, config, the chosen variant's graph and external data), plus what LocalMind generates
+(genai_config.json, tokenizer_config.json when the folder lacks one, and the rewritten graph from
+``optimize``). og loads that folder. The user's folder is only read. A prepared folder is reused while the
+files it was made from are unchanged (size and modification time) and rebuilt otherwise.
+
+Links: symbolic links. Where they cannot be made (Windows without Developer Mode or the privilege), weight
+files are hard-linked when on the same drive and copied otherwise; small files are copied. Hard links are
+fine for onnxruntime; the graph rewrite never reads weights, so onnx's refusal to load hard-linked external
+data does not matter here.
+
+For a download the model manager calls :func:`install_in_place` on its staging folder: the generated files
+then live inside the installed model's own folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from localmind.engine.formats import genai_config, variants
+from localmind.engine.types import ModelLoadError
+
+Progress = Callable[[float, str], None]  # (fraction 0..1, what is happening)
+PREPARED = "prepared"
+_STAMP = "localmind-prepared.json"
+_GPU_WHEELS = ("onnxruntime-genai-cuda", "onnxruntime-genai-directml", "onnxruntime-genai-winml")
+
+
+@dataclass(frozen=True)
+class PreparedModel:
+    path: Path  # the folder og loads
+    source: Path  # the user's folder (or the installed model's)
+    variant: variants.Variant
+    available: tuple[str, ...]  # every variant's name in the source
+    link_mode: str  # "symlink", "hardlink/copy", or "in place"
+    notes: tuple[str, ...] = ()
+
+
+def listing(folder: Path, depth: int = 2) -> list[str]:
+    """Relative posix paths of the files under ``folder`` (top and one level down is all the layout uses)."""
+    out: list[str] = []
+    for root, dirs, files in os.walk(folder):
+        rel = Path(root).relative_to(folder)
+        if len(rel.parts) >= depth:
+            dirs[:] = []
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        out.extend((rel / name).as_posix() for name in files)
+    return out
+
+
+def is_community_folder(folder: Path) -> bool:
+    return folder.is_dir() and variants.is_community_layout(listing(folder))
+
+
+def resolve_device(device: str) -> str:
+    """The device a variant is chosen for: "auto" means a GPU only when a GPU build of og is installed."""
+    if device != "auto":
+        return device
+    from importlib import metadata
+
+    for dist in _GPU_WHEELS:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            metadata.version(dist)
+            return "dml" if "cuda" not in dist else "cuda"
+    return "cpu"
+
+
+def select_variant(folder: Path, files: list[str], variant: str | None, device: str) -> variants.Variant:
+    found = variants.find_variants(files)
+    names = ", ".join(v.name for v in found)
+    if variant:
+        for v in found:
+            if v.name == variant:
+                return v
+        raise ModelLoadError(
+            f"{folder} has no {variant!r} variant.", hint=f"Variants in this folder: {names or 'none'}."
+        )
+    chosen = variants.choose_variant(found, resolve_device(device))
+    if chosen is None:
+        raise ModelLoadError(f"{folder} has no ONNX decoder graph (onnx/model*.onnx).", hint="Pick another folder.")
+    return chosen
+
+
+def check_folder(folder: Path) -> dict[str, Any]:
+    """config.json of ``folder`` if its architecture runs here; else a ModelLoadError naming it."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"config.json in {folder} cannot be read: {exc}", hint="Pick another folder.") from exc
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"config.json in {folder} is not a JSON object.", hint="Pick another folder.")
+    reason = variants.check_architecture(config)
+    if reason:
+        raise ModelLoadError(reason, hint="Pick a model of a supported architecture.")
+    return config
+
+
+def _fingerprint(folder: Path, rels: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"format_version": genai_config.FORMAT_VERSION, "source": str(folder)}
+    for rel in sorted(rels):
+        st = (folder / rel).stat()
+        out[rel] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or "model"
+
+
+def prepared_root(data_dir: Path | None = None) -> Path:
+    if data_dir is None:
+        from localmind.paths import data_dir as default_data_dir
+
+        data_dir = default_data_dir()
+    return data_dir / PREPARED
+
+
+class _Linker:
+    """Symlinks where the system allows them; else hard links (weights) or copies."""
+
+    def __init__(self) -> None:
+        self.mode = "symlink"
+
+    def link(self, src: Path, dst: Path, big: bool) -> None:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if self.mode == "symlink":
+            try:
+                os.symlink(src, dst)
+                return
+            except (OSError, NotImplementedError):
+                self.mode = "hardlink/copy"
+        if big:
+            try:
+                os.link(src, dst)
+                return
+            except OSError:
+                pass
+        shutil.copy2(src, dst)
+
+
+def prepare_folder(
+    folder: str | Path,
+    *,
+    variant: str | None = None,
+    device: str = "auto",
+    data_dir: Path | None = None,
+    optimize: bool = True,
+    progress: Progress | None = None,
+) -> PreparedModel:
+    """Build (or reuse) the loadable folder for the onnx-community export in ``folder``; never write to ``folder``."""
+    source = Path(folder).expanduser().resolve()
+    files = listing(source)
+    check_folder(source)
+    chosen = select_variant(source, files, variant, device)
+    available = tuple(v.name for v in variants.find_variants(files))
+    small = [f for f in variants.small_files(files) if not f.lower().startswith(("readme", "license", "notice"))]
+    inputs = [*small, *chosen.files]
+    stamp = _fingerprint(source, inputs)
+    stamp["optimize"] = optimize
+    digest = hashlib.sha256(str(source).encode("utf-8")).hexdigest()[:12]
+    target = prepared_root(data_dir) / f"{_slug(source.name)}-{digest}" / _slug(chosen.name)
+    with contextlib.suppress(OSError, json.JSONDecodeError, UnicodeDecodeError):
+        previous = json.loads((target / _STAMP).read_text(encoding="utf-8"))
+        if previous.get("inputs") == stamp and (target / "genai_config.json").is_file():
+            return PreparedModel(target, source, chosen, available, str(previous.get("link_mode", "symlink")))
+    building = target.with_name(target.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    linker = _Linker()
+    for rel in small:
+        linker.link(source / rel, building / rel, big=False)
+    for rel in chosen.data_paths:
+        linker.link(source / rel, building / rel, big=True)
+    notes: list[str] = []
+    if not (source / "tokenizer_config.json").is_file():
+        # og looks for tokenizer_config.json next to genai_config.json and fails without it.
+        (building / "tokenizer_config.json").write_text(json.dumps(_tokenizer_config(source)) + "\n", encoding="utf-8")
+        notes.append("generated tokenizer_config.json")
+    rewritten = 0
+    if optimize:
+        from localmind.engine.formats import optimize as optimizer
+
+        report = optimizer.rewrite_graph(source / chosen.onnx_path, building / chosen.onnx_path, progress=progress)
+        rewritten = report.changed_nodes
+        notes.extend(report.notes)
+    if not rewritten:
+        linker.link(source / chosen.onnx_path, building / chosen.onnx_path, big=True)
+    record = {"source": str(source), "variant": chosen.name, "rewritten_nodes": rewritten, "link_mode": linker.mode}
+    genai_config.write_genai_config(building, chosen.onnx_path, extra_record=record)
+    (building / _STAMP).write_text(json.dumps({"inputs": stamp, "link_mode": linker.mode}) + "\n", encoding="utf-8")
+    if linker.mode != "symlink":
+        notes.append("symbolic links are not allowed here: LocalMind hard-linked or copied the files it needs")
+    shutil.rmtree(target, ignore_errors=True)
+    building.rename(target)
+    return PreparedModel(target, source, chosen, available, linker.mode, tuple(notes))
+
+
+def install_in_place(
+    folder: str | Path, *, variant: str | None = None, device: str = "auto", progress: Progress | None = None
+) -> PreparedModel:
+    """For a download being installed (the staging folder LocalMind owns): write genai_config.json and the
+    rewritten graph into the folder itself, so it loads as an onnxruntime-genai package afterwards."""
+    path = Path(folder).resolve()
+    files = listing(path)
+    check_folder(path)
+    chosen = select_variant(path, files, variant, device)
+    notes: list[str] = []
+    from localmind.engine.formats import optimize as optimizer
+
+    graph = path / chosen.onnx_path
+    tmp = graph.with_name(graph.name + ".rewrite")
+    report = optimizer.rewrite_graph(graph, tmp, progress=progress)
+    if report.written:
+        os.replace(tmp, graph)
+    notes.extend(report.notes)
+    if not (path / "tokenizer_config.json").is_file():
+        (path / "tokenizer_config.json").write_text(json.dumps(_tokenizer_config(path)) + "\n", encoding="utf-8")
+        notes.append("generated tokenizer_config.json")
+    record = {"variant": chosen.name, "rewritten_nodes": report.changed_nodes}
+    genai_config.write_genai_config(path, chosen.onnx_path, extra_record=record)
+    available = tuple(v.name for v in variants.find_variants(files))
+    return PreparedModel(path, path, chosen, available, "in place", tuple(notes))
+
+
+def _tokenizer_config(folder: Path) -> dict[str, Any]:
+    """A minimal tokenizer_config.json from special_tokens_map.json (og needs the file to exist)."""
+    config: dict[str, Any] = {"tokenizer_class": "PreTrainedTokenizerFast"}
+    with contextlib.suppress(OSError, json.JSONDecodeError, UnicodeDecodeError):
+        special = json.loads((folder / "special_tokens_map.json").read_text(encoding="utf-8"))
+        if isinstance(special, dict):
+            for key in ("bos_token", "eos_token", "pad_token", "unk_token"):
+                if key in special:
+                    config[key] = special[key]
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        config["chat_template"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+    return config
+
+
+__all__ = [
+    "PREPARED",
+    "PreparedModel",
+    "check_folder",
+    "install_in_place",
+    "is_community_folder",
+    "listing",
+    "prepare_folder",
+    "prepared_root",
+    "resolve_device",
+    "select_variant",
+]
