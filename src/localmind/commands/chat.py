@@ -28,10 +28,16 @@ def register(sub: Any) -> None:
         "--model",
         required=True,
         metavar="DIR",
-        help="model folder (contains genai_config.json); with --remote, its name",
+        help="model folder (genai_config.json, or an onnx-community export); with --remote, its name",
     )
     p.add_argument("--remote", metavar="URL", help="chat with a model on an OpenAI-compatible server (messages leave)")
     p.add_argument("--api-key", metavar="KEY", help="the --remote server's key (also $LOCALMIND_REMOTE_API_KEY)")
+    p.add_argument(
+        "--variant",
+        metavar="NAME",
+        help="for onnx-community exports: which onnx/model_*.onnx to run (q4, int8, fp16, fp32, ...; default: "
+        "the best for the device)",
+    )
     p.add_argument(
         "--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)"
     )
@@ -106,7 +112,10 @@ def run(args: argparse.Namespace) -> int:
         engine = RemoteEngine(args.remote, args.api_key or os.environ.get("LOCALMIND_REMOTE_API_KEY"))
     else:
         engine = LocalEngine()
-    info = engine.load(args.model, LoadOptions(device=args.device, threads=args.threads, context_budget=args.context))
+    info = engine.load(
+        args.model,
+        LoadOptions(device=args.device, threads=args.threads, context_budget=args.context, variant=args.variant),
+    )
     if args.stats:
         print(
             f"[{info.model_name}] device {info.device}, {info.threads} threads, load {info.load_s:.2f} s",

@@ -171,3 +171,54 @@ def test_install_in_place_makes_a_staging_folder_an_og_package(user_folder: Path
     engine = LocalEngine()
     engine.load(str(user_folder), LoadOptions(device="cpu", context_budget=256))
     assert reply(engine)
+
+
+@pytest.fixture
+def external_data_folder(user_folder: Path) -> Path:
+    """The layout of the bigger Hub repos: each graph keeps its weights in a .onnx_data file beside it."""
+    import onnx
+
+    for name in ("model.onnx", "model_q4.onnx"):
+        model = onnx.load(str(user_folder / "onnx" / name))
+        location = name + "_data"
+        onnx.save(
+            model, str(user_folder / "onnx" / name), save_as_external_data=True, location=location, size_threshold=0
+        )
+    return user_folder
+
+
+def test_a_tuned_graph_with_external_data_runs_token_exact(external_data_folder: Path) -> None:
+    from tests.helpers import ort_reference
+
+    before = snapshot(external_data_folder)
+    engine = LocalEngine()
+    engine.load(str(external_data_folder), LoadOptions(device="cpu", variant="q4", context_budget=256))
+    folder = engine._folder
+    assert folder is not None
+    data = folder.onnx_file.with_name("model_q4.onnx_data")
+    # onnxruntime refuses a symlink that leads out of the graph's folder: the weights are a hard link.
+    assert (
+        not data.is_symlink() and data.stat().st_ino == (external_data_folder / "onnx/model_q4.onnx_data").stat().st_ino
+    )
+    options = GenerationOptions(temperature=0, repetition_penalty=1.0, max_new_tokens=12, min_new_tokens=12)
+    text = "".join(e.text for e in engine.generate([ChatMessage("user", "hi")], options) if isinstance(e, TextDelta))
+    prompt = engine._cache.tokens[: len(engine._encode(engine._render([ChatMessage("user", "hi")])))]
+    tokens = ort_reference.greedy(folder.onnx_file, prompt, 12, engine._eos, 12)
+    stream = engine._tokenizer.create_stream()
+    assert text == "".join(stream.decode(t) for t in tokens)
+    assert snapshot(external_data_folder) == before
+
+
+def test_on_another_drive_the_untuned_graph_is_linked_and_says_so(
+    external_data_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cross_device(*args: object, **kwargs: object) -> None:
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", cross_device)
+    prepared = prepare.prepare_folder(external_data_folder, variant="q4")
+    assert (prepared.path / "onnx/model_q4.onnx").is_symlink()
+    assert any("another drive" in n for n in prepared.notes)
+    engine = LocalEngine()
+    engine.load(str(external_data_folder), LoadOptions(device="cpu", variant="q4", context_budget=256))
+    assert reply(engine)

@@ -29,26 +29,20 @@ class GraphIO:
 
 
 def read_graph_io(onnx_path: Path) -> GraphIO:
-    """Input/output names and shapes of an ONNX graph, without reading external weight files."""
-    import onnx
+    """Input/output names and shapes of an ONNX graph, reading no weights."""
+    from localmind.engine.formats.onnx_proto import OnnxFormatError, read_summary
 
     try:
-        model = onnx.load(str(onnx_path), load_external_data=False)
-    except Exception as exc:
+        summary = read_summary(onnx_path)
+    except (OSError, OnnxFormatError) as exc:
         raise ModelLoadError(
             f"{onnx_path.name} in {onnx_path.parent} is not a readable ONNX file: {exc}",
             hint="The download may be incomplete. Download the model again, or pick another folder.",
         ) from exc
-
-    def shape(value: Any) -> list[int | str]:
-        dims = value.type.tensor_type.shape.dim
-        return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in dims]
-
-    graph = model.graph
     return GraphIO(
-        inputs={v.name: shape(v) for v in graph.input},
-        outputs={v.name: shape(v) for v in graph.output},
-        op_types=frozenset(n.op_type for n in graph.node),
+        inputs={v.name: list(v.shape) for v in summary.inputs},
+        outputs={v.name: list(v.shape) for v in summary.outputs},
+        op_types=summary.op_types,
     )
 
 

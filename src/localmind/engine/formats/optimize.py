@@ -7,8 +7,9 @@ SmolLM2-135M shape 31.7 -> 51.6 tok/s decode, Qwen3-0.6B shape 10.0 -> 23.1. ben
 Outputs differ from the unmodified graph only by the int8 rounding of activations (greedy tokens are
 checked against onnxruntime on the rewritten file itself).
 
-The rewrite touches node attributes only: the graph is loaded without its external data, changed, and saved
-next to (a link to) the same external data file, so nothing the size of the weights is written.
+The rewrite touches node attributes only (onnx_proto streams the file and re-encodes just those nodes); the
+external data file is not read, and the new graph sits next to a link to it, so for exports that keep their
+weights outside the .onnx nothing the size of the weights is written.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from localmind.engine.types import ModelLoadError
 
 Progress = Callable[[float, str], None]
 ACCURACY_LEVEL = 4
@@ -30,34 +33,25 @@ class RewriteReport:
 
 def rewrite_graph(src: Path, dst: Path, *, progress: Progress | None = None) -> RewriteReport:
     """Write ``src`` with the kept rewrites to ``dst`` (external data references stay relative)."""
-    import onnx
+    from localmind.engine.formats.onnx_proto import OnnxFormatError, set_node_attribute
 
-    def report(fraction: float, what: str) -> None:
+    def report(fraction: float) -> None:
         if progress is not None:
-            progress(fraction, what)
+            progress(fraction, "Tuning the model for this computer")
 
-    report(0.0, "Reading the model graph")
-    model = onnx.load(str(src), load_external_data=False)
-    changed = 0
-    nodes = [n for n in model.graph.node if n.op_type == "MatMulNBits" and n.domain == "com.microsoft"]
-    for i, node in enumerate(nodes):
-        current = next((a for a in node.attribute if a.name == "accuracy_level"), None)
-        if current is None:
-            node.attribute.append(onnx.helper.make_attribute("accuracy_level", ACCURACY_LEVEL))
-        elif current.i != ACCURACY_LEVEL:
-            current.i = ACCURACY_LEVEL
-        else:
-            continue
-        changed += 1
-        if i % 64 == 0:
-            report(0.1 + 0.7 * i / max(1, len(nodes)), "Tuning 4-bit matrix multiplications")
+    report(0.0)
+    try:
+        changed = set_node_attribute(
+            src, dst, "MatMulNBits", "com.microsoft", "accuracy_level", ACCURACY_LEVEL, progress=report
+        )
+    except OnnxFormatError as exc:
+        raise ModelLoadError(
+            f"{src.name} in {src.parent} is not a readable ONNX file: {exc}",
+            hint="The download may be incomplete. Download the model again, or pick another folder.",
+        ) from exc
+    report(1.0)
     if not changed:
-        report(1.0, "Nothing to rewrite")
         return RewriteReport(False, 0)
-    report(0.8, "Saving the tuned graph")
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(dst))
-    report(1.0, "Done")
     return RewriteReport(True, changed, (f"accuracy_level={ACCURACY_LEVEL} on {changed} MatMulNBits nodes",))
 
 

@@ -7,9 +7,11 @@ user's files (tokenizer, config, the chosen variant's graph and external data), 
 files it was made from are unchanged (size and modification time) and rebuilt otherwise.
 
 Links: symbolic links. Where they cannot be made (Windows without Developer Mode or the privilege), weight
-files are hard-linked when on the same drive and copied otherwise; small files are copied. Hard links are
-fine for onnxruntime; the graph rewrite never reads weights, so onnx's refusal to load hard-linked external
-data does not matter here.
+files are hard-linked when on the same drive and copied otherwise; small files are copied. One exception:
+onnxruntime refuses external data whose real path lies outside the graph's own folder, so when LocalMind
+writes a rewritten graph (a real file) its external data is hard-linked; where that is impossible (the data
+folder on another drive) the original graph is linked instead, untuned, and the notes say so. A hard link
+changes nothing in the user's file (bytes and modification time stay; only its link count grows).
 
 For a download the model manager calls :func:`install_in_place` on its staging folder: the generated files
 then live inside the installed model's own folder.
@@ -180,8 +182,6 @@ def prepare_folder(
     linker = _Linker()
     for rel in small:
         linker.link(source / rel, building / rel, big=False)
-    for rel in chosen.data_paths:
-        linker.link(source / rel, building / rel, big=True)
     notes: list[str] = []
     if not (source / "tokenizer_config.json").is_file():
         # og looks for tokenizer_config.json next to genai_config.json and fails without it.
@@ -191,11 +191,20 @@ def prepare_folder(
     if optimize:
         from localmind.engine.formats import optimize as optimizer
 
-        report = optimizer.rewrite_graph(source / chosen.onnx_path, building / chosen.onnx_path, progress=progress)
+        graph = building / chosen.onnx_path
+        report = optimizer.rewrite_graph(source / chosen.onnx_path, graph, progress=progress)
         rewritten = report.changed_nodes
-        notes.extend(report.notes)
+        # onnxruntime refuses external data whose real path is outside the graph's folder, so next to a
+        # rewritten graph (a real file here) the weights must be hard links, not symbolic links.
+        if rewritten and not _hard_link_all(source, building, chosen.data_paths):
+            graph.unlink()
+            rewritten = 0
+            notes.append("the tuned graph was not used: the data folder is on another drive than the model")
+        notes.extend(report.notes if rewritten else ())
     if not rewritten:
         linker.link(source / chosen.onnx_path, building / chosen.onnx_path, big=True)
+        for rel in chosen.data_paths:
+            linker.link(source / rel, building / rel, big=True)
     record = {"source": str(source), "variant": chosen.name, "rewritten_nodes": rewritten, "link_mode": linker.mode}
     genai_config.write_genai_config(building, chosen.onnx_path, extra_record=record)
     (building / _STAMP).write_text(json.dumps({"inputs": stamp, "link_mode": linker.mode}) + "\n", encoding="utf-8")
@@ -204,6 +213,21 @@ def prepare_folder(
     shutil.rmtree(target, ignore_errors=True)
     building.rename(target)
     return PreparedModel(target, source, chosen, available, linker.mode, tuple(notes))
+
+
+def _hard_link_all(source: Path, building: Path, rels: tuple[str, ...]) -> bool:
+    made: list[Path] = []
+    for rel in rels:
+        dst = building / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source / rel, dst)
+        except OSError:
+            for path in made:
+                path.unlink()
+            return False
+        made.append(dst)
+    return True
 
 
 def install_in_place(
