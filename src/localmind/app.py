@@ -46,6 +46,7 @@ from localmind.models.drafts import Drafts
 from localmind.resources import resource_path
 from localmind.settings import Settings, load_settings, save_settings
 from localmind.ui import already_running
+from localmind.ui.chat.thinking import ThinkingSwitch
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
 from localmind.ui.plain import plain_labels
@@ -136,6 +137,9 @@ class LocalMind(QObject):
 
         self.documents = DocumentsFeature(self)  # the Documents place, "Use my documents", indexing (issue 13)
         plain_labels(self.window)  # the pages features added too: file names and paths are text, never HTML
+        # Shown under the message box while a reasoning model with a thinking switch (Qwen3) is loaded.
+        self.thinking_switch = ThinkingSwitch(self.session, self.service)
+        self.window.composer.footer.insertWidget(1, self.thinking_switch)
         self._connect()
         self.reload_conversations()
         self.session.new_chat()

@@ -32,6 +32,7 @@ import numpy as np
 
 from localmind.engine import winml
 from localmind.engine.devices import ModelFactory, configure_and_load, load_with_fallback, physical_cores
+from localmind.engine.formats.thinking import strip_thinking, supports_thinking_switch, with_thinking
 from localmind.engine.sampling import Sampler
 from localmind.engine.types import (
     ChatMessage,
@@ -122,6 +123,7 @@ class LocalEngine:
         self._pending_rewind: int | None = None
         self._folder: ModelFolder | None = None
         self._template: str = FALLBACK_TEMPLATE
+        self._thinking: bool | None = None
         self._eos: set[int] = set()
         self._budget = 0
         self._chunk = 128
@@ -188,6 +190,7 @@ class LocalEngine:
             context_budget=budget,
             threads=threads,
             has_chat_template=folder.chat_template is not None,
+            thinking_switch=supports_thinking_switch(self._template),
             load_s=time.perf_counter() - started,
             warnings=tuple(warnings),
         )
@@ -209,11 +212,21 @@ class LocalEngine:
 
     # -- prompts -------------------------------------------------------------------------------------------------
     def _render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
-        payload = json.dumps([{"role": m.role, "content": m.content} for m in messages], ensure_ascii=False)
+        # Earlier answers go back without their <think> part, as reasoning models' templates intend.
+        payload = json.dumps(
+            [
+                {"role": m.role, "content": strip_thinking(m.content) if m.role == "assistant" else m.content}
+                for m in messages
+            ],
+            ensure_ascii=False,
+        )
+        template = self._template
+        if self._thinking is not None and supports_thinking_switch(template):
+            template = with_thinking(template, self._thinking)
         try:
             return str(
                 self._tokenizer.apply_chat_template(
-                    payload, template_str=self._template, add_generation_prompt=add_generation_prompt
+                    payload, template_str=template, add_generation_prompt=add_generation_prompt
                 )
             )
         except Exception as exc:
@@ -329,6 +342,7 @@ class LocalEngine:
 
     def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
         started = time.perf_counter()
+        self._thinking = options.thinking
         kept, prompt, _, dropped = self.fit_to_budget(messages, options)
         text_len, token_count = self._cache.reusable_prefix(prompt)
         if text_len == len(prompt):

@@ -30,6 +30,7 @@ class GenerationOptions:
     max_new_tokens: int = 1024
     seed: int | None = None
     min_new_tokens: int = 0  # the end-of-turn token is masked until this many (benchmarks force a length)
+    thinking: bool | None = None  # reasoning models whose template reads enable_thinking (Qwen3); None: its default
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
@@ -101,6 +102,7 @@ class LoadInfo:
     context_budget: int = 0  # what LocalMind allocates
     threads: int = 0
     has_chat_template: bool = True
+    thinking_switch: bool = False  # the chat template can turn thinking on and off (GenerationOptions.thinking)
     load_s: float = 0.0
     warnings: tuple[str, ...] = field(default_factory=tuple)
 

@@ -277,6 +277,8 @@ class ChatSession(QObject):
         assert self.conversation is not None and self.model is not None
         try:
             options = generation_options(self.settings.generation, self.conversation.settings)
+            if isinstance(self.conversation.settings.get("thinking"), bool):  # the chat's "Think before answering"
+                options = dataclasses.replace(options, thinking=self.conversation.settings["thinking"])
         except UserFacingError as exc:
             self.error.emit(self.tr("The chat settings are not valid."), str(exc))
             return False

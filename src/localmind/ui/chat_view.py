@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLayout, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
+from localmind.engine.formats.thinking import strip_thinking
 from localmind.ui.chat import icons
 from localmind.ui.chat.message_widget import MessageRecord, MessageWidget
 from localmind.ui.chat.theme import ChatTheme
@@ -192,7 +193,7 @@ class ChatView(QWidget):
     def last_assistant_text(self) -> str:
         for record in reversed(self._records):
             if record.role == "assistant":
-                return record.content
+                return strip_thinking(record.content)  # the answer, without a reasoning model's thinking
         return ""
 
     # --- additions -----------------------------------------------------------------------------

@@ -147,7 +147,7 @@ class Composer(QWidget):
         self.regenerate_button.hide()
         self.hint = QLabel()
         self.hint.setObjectName("ComposerHint")
-        footer = QHBoxLayout()
+        self.footer = footer = QHBoxLayout()  # app.py adds per-model switches here (e.g. "Think before answering")
         footer.setContentsMargins(6, 0, 6, 0)
         footer.addWidget(self.regenerate_button)
         footer.addStretch(1)

@@ -268,9 +268,7 @@ def set_node_attribute(
                 ends[field.start] = field.end
         if not replaced:
             return 0
-        new_graph_len = graph.length + sum(
-            len(_record(_GRAPH_NODE, p)) - (ends[s] - s) for s, p in replaced.items()
-        )
+        new_graph_len = graph.length + sum(len(_record(_GRAPH_NODE, p)) - (ends[s] - s) for s, p in replaced.items())
         dst.parent.mkdir(parents=True, exist_ok=True)
         with dst.open("wb") as out:
 

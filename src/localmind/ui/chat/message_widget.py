@@ -24,6 +24,7 @@ from localmind.ui.chat.blocks import (
 from localmind.ui.chat.decor import Bubble, Flash, TypingDots
 from localmind.ui.chat.segments import CodeBlockWidget, CopyButton, MarkdownView
 from localmind.ui.chat.theme import ChatTheme
+from localmind.ui.chat.thinking import ThinkingRouter, ThinkingSection, split_thinking, strip_thinking
 
 # Above this the still-growing prose block is appended as plain text instead of re-rendered per
 # batch, so a batch never costs more than rendering this much; it gets its Markdown when it settles.
@@ -123,6 +124,9 @@ class MessageWidget(QWidget):
         self._body.setSpacing(0)
         self._bubble: Bubble | None = None
         self._more: QToolButton | None = None
+        # A reasoning model's <think> part, shown collapsed above the answer (assistant messages only).
+        self._thinking: ThinkingSection | None = None
+        self._router: ThinkingRouter | None = None
 
         if record.role == "user":
             row = QHBoxLayout()
@@ -134,6 +138,9 @@ class MessageWidget(QWidget):
             row.addWidget(self._bubble)
             outer.addLayout(row)
         else:
+            if record.role == "assistant":
+                self._thinking = ThinkingSection(theme, self)
+                outer.addWidget(self._thinking)
             outer.addLayout(self._body)
         self._typing = TypingDots(theme, self)
         self._typing.hide()
@@ -144,7 +151,7 @@ class MessageWidget(QWidget):
         self._actions.setSpacing(2)
         self._copy = CopyButton("", "", self)
         self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self._copy.clicked.connect(lambda: self._copy.copy_text(self.record.content))
+        self._copy.clicked.connect(lambda: self._copy.copy_text(strip_thinking(self.record.content)))
         self._copy.copied.connect(self.copy_requested)
         self.edit_button = _action_button("", "", self)
         self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.record.id))
@@ -209,6 +216,13 @@ class MessageWidget(QWidget):
             view = self._add_prose_view()
             view.set_plain(content)
         else:
+            if self._thinking is not None:
+                split = split_thinking(content)
+                if split.has_thinking:
+                    self._thinking.set_thinking(split.thinking, done=True)
+                    content = split.answer
+                else:
+                    self._thinking.clear()
             for block in split_blocks(content):
                 if isinstance(block, CodeBlock):
                     self._add_code_block(block.language).set_code(block.code)
@@ -219,9 +233,10 @@ class MessageWidget(QWidget):
     def begin_stream(self) -> None:
         self._clear_segments()
         self._splitter = StreamSplitter()
+        self._router = ThinkingRouter() if self._thinking is not None else None
         content = self.record.content
         if content:
-            self._apply(self._splitter.feed(content))
+            self._feed(content)
         self._update_chrome()
 
     def append_text(self, text: str) -> None:
@@ -236,10 +251,11 @@ class MessageWidget(QWidget):
             # Text after the turn ended (or on a stored message): carry on streaming from what is shown.
             self.record.status = "streaming"
             self._splitter = StreamSplitter()
+            self._router = ThinkingRouter() if self._thinking is not None else None
             self._clear_segments()
-            self._apply(self._splitter.feed(self.record.content))
+            self._feed(self.record.content)
         else:
-            self._apply(self._splitter.feed(text))
+            self._feed(text)
         if self._segments and not self._typing.isHidden():
             self._typing.hide()
 
@@ -263,6 +279,22 @@ class MessageWidget(QWidget):
     @property
     def streaming(self) -> bool:
         return self._splitter is not None
+
+    def _feed(self, text: str) -> None:
+        """Streamed text: thinking goes to the thinking section, the rest to the answer's blocks."""
+        assert self._splitter is not None
+        if self._router is None or self._thinking is None:
+            self._apply(self._splitter.feed(text))
+            return
+        answer = self._router.feed(text)
+        if self._router.has_thinking:
+            self._thinking.set_thinking(self._router.thinking, done=self._router.closed)
+        if answer is None:  # the thinking just closed: the answer starts afresh after it
+            self._clear_segments()
+            self._splitter = StreamSplitter()
+            self._apply(self._splitter.feed(self._router.answer))
+        elif answer:
+            self._apply(self._splitter.feed(answer))
 
     def _apply(self, events: list[StreamEvent]) -> None:
         for event in events:
@@ -406,6 +438,8 @@ class MessageWidget(QWidget):
         if self._bubble is not None:
             self._bubble.theme = theme
             self._bubble.update()
+        if self._thinking is not None:
+            self._thinking.apply_theme(theme)
         muted = self._copy.palette()
         muted.setColor(QPalette.ColorRole.ButtonText, theme.muted)
         muted.setColor(QPalette.ColorRole.WindowText, theme.muted)
