@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
@@ -122,23 +122,21 @@ class ThinkingSwitch(QCheckBox):
     def __init__(self, session: Any, service: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session = session
-        self._available = False
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.clicked.connect(self._store)
         session.conversation_opened.connect(lambda *_: self.refresh())
-        service.loaded.connect(self._on_loaded)
-        service.load_failed.connect(lambda *_: self._on_loaded(None))
+        # After the app's own handlers of the same signals have set the session's model (a failed load may keep
+        # the model that worked): read it from the session, not from the signal.
+        service.loaded.connect(lambda *_: QTimer.singleShot(0, self.refresh))
+        service.load_failed.connect(lambda *_: QTimer.singleShot(0, self.refresh))
         self.retranslate()
         self.hide()
 
-    def _on_loaded(self, info: Any) -> None:
-        self._available = bool(info is not None and getattr(info, "thinking_switch", False))
-        self.refresh()
-
     def refresh(self) -> None:
+        model = self._session.model
         _, settings = self._session.chat_settings()
         self.setChecked(settings.get("thinking", True) is not False)
-        self.setVisible(self._available)
+        self.setVisible(bool(model is not None and getattr(model, "thinking_switch", False)))
 
     def _store(self, checked: bool) -> None:
         system_prompt, settings = self._session.chat_settings()
