@@ -7,6 +7,7 @@ answers what LocalMind's engine answers for the same chat, and the folder is byt
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,11 @@ def test_type_into_the_window_with_an_onnx_community_model(tmp_path: Path) -> No
         app.wait_until(
             lambda: len(app.messages()) == 2 and app.messages()[-1][2] == "complete", 60, "the reply to finish"
         )
-        x.screenshot(tmp_path / "community-model.png")
+        shots = Path(
+            os.environ.get("LOCALMIND_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots")
+        )
+        shots.mkdir(parents=True, exist_ok=True)
+        x.screenshot(shots / "community-model-window.png")
         messages = app.messages()
         assert app.close() == 0
 

@@ -63,7 +63,8 @@ def test_open_a_community_folder_chat_and_switch_thinking_off(qtbot: Any, launch
     window.model_folder_chosen.emit(str(qwen3_folder))  # what "Open a model folder…" does with the chosen folder
     qtbot.waitUntil(lambda: mind.session.model is not None, timeout=30000)
     assert mind.session.model.model_name == "Qwen3-tiny-ONNX (q4)"
-    assert switch.isVisible() and switch.isChecked()
+    qtbot.waitUntil(switch.isVisible, timeout=2000)
+    assert switch.isChecked()
 
     send_and_wait(qtbot, mind, "Hello there")
     first = stored(mind)
@@ -85,4 +86,6 @@ def test_open_a_community_folder_chat_and_switch_thinking_off(qtbot: Any, launch
 
 def test_a_model_without_the_switch_hides_it(qtbot: Any, launch: Launch) -> None:
     mind = launch()  # the tiny og model: its template has no enable_thinking
+    qtbot.wait(200)  # the switch updates right after the load is reported
+    assert mind.session.model is not None and not mind.session.model.thinking_switch
     assert not mind.thinking_switch.isVisible()
