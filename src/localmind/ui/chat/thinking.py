@@ -48,6 +48,7 @@ class ThinkingSection(QWidget):
         layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.body)
         self.apply_theme(theme)
+        self._update_header()  # a name for screen readers even while hidden
         self.hide()
 
     def apply_theme(self, theme: ChatTheme) -> None:
