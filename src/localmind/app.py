@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from localmind import APP_NAME, __version__, paths
 from localmind.core import transfer
-from localmind.core.conversations import Conversation, Message
+from localmind.core.conversations import Conversation, ImportResult, Message
 from localmind.core.store import ConversationStore
 from localmind.engine import winml
 from localmind.engine.types import (
@@ -45,7 +45,7 @@ from localmind.models.conversation_list import ConversationListModel
 from localmind.models.drafts import Drafts
 from localmind.resources import resource_path
 from localmind.settings import Settings, load_settings, save_settings
-from localmind.ui import already_running
+from localmind.ui import already_running, store_dialogs
 from localmind.ui.chat.thinking import ThinkingSwitch
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
@@ -140,6 +140,7 @@ class LocalMind(QObject):
         # Shown under the message box while a reasoning model with a thinking switch (Qwen3) is loaded.
         self.thinking_switch = ThinkingSwitch(self.session, self.service)
         self.window.composer.footer.insertWidget(1, self.thinking_switch)
+        self.last_import: ImportResult | None = None  # what the last import did, for its notice
         self._connect()
         self.reload_conversations()
         self.session.new_chat()
@@ -179,6 +180,9 @@ class LocalMind(QObject):
         session.error.connect(lambda title, detail: window.show_error(title, detail))
         session.draft_returned.connect(self._on_draft_returned)
         composer.input.textChanged.connect(self._remember_draft)
+        session.saver.problem.connect(lambda title, detail: window.show_error(title, detail))
+        session.saver.saved.connect(lambda title, detail: window.show_notice(title, detail, timeout_ms=8000))
+        window.restore_requested.connect(self.restore_backup)
 
         sidebar.new_chat_requested.connect(self.new_chat)
         sidebar.conversation_selected.connect(self.open_conversation)
@@ -420,11 +424,12 @@ class LocalMind(QObject):
         return len(items)
 
     def import_conversations(self, path: Path) -> list[Conversation]:
-        imported = transfer.import_file(self.store, path)
+        result = transfer.merge_json(self.store, transfer.read_file(path), str(path))
+        self.last_import = result
         self.reload_conversations()
-        if imported:
-            self.open_conversation(imported[0].id)
-        return imported
+        if result.changed:
+            self.open_conversation(result.changed[0].id)
+        return result.changed
 
     def _ask_export(self, conversation_id: str, fmt: str) -> None:
         ids = [conversation_id] if conversation_id else None
@@ -459,14 +464,15 @@ class LocalMind(QObject):
         if not source:
             return
 
-        def done(imported: list[Conversation]) -> None:
+        def done(result: ImportResult) -> None:
+            self.last_import = result
             self.reload_conversations()
-            if imported:
-                self.open_conversation(imported[0].id)
-            self.window.show_notice(self.tr("Imported {count} chat(s).").format(count=len(imported)))
+            if result.changed:
+                self.open_conversation(result.changed[0].id)
+            self.window.show_notice(store_dialogs.import_summary(result))
 
         self.tasks.start(
-            lambda _ctx: transfer.import_file(self.store, Path(source)),
+            lambda _ctx: transfer.merge_json(self.store, transfer.read_file(Path(source)), source),
             key=f"import:{source}",
             on_success=done,
             on_failure=lambda exc: self._task_failed(self.tr("Import failed."), exc),
@@ -476,6 +482,9 @@ class LocalMind(QObject):
         if not isinstance(exc, UserFacingError):
             raise exc  # a bug: the crash handler shows it
         self.window.show_error(title, str(exc))
+
+    def restore_backup(self) -> None:
+        store_dialogs.restore_flow(self)
 
     # -- settings -------------------------------------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:
@@ -537,6 +546,7 @@ class LocalMind(QObject):
         self._remember_draft()
         self.drafts.flush()
         self.session.shutdown()
+        store_dialogs.save_or_rescue(self.session.saver)  # an answer a full disk kept out is asked about, not dropped
         # Every background task stops together, against one deadline; downloads pause and resume at the next start.
         self.tasks.shutdown()
         self.service.shutdown()
@@ -639,7 +649,16 @@ def run_gui(args: argparse.Namespace) -> int:
 def _run_window(args: argparse.Namespace) -> int:
     app = create_application()
     reporter, crashes, previous_crash = _install_crash_reporting()
-    mind = create_app(getattr(args, "model", None))
+    # The database is opened before the main window: a full or read-only disk, a lock or damage is told in a
+    # window of its own (store_dialogs), never only on stderr.
+    store = _open_store_for_window()
+    if store is None:
+        crashes.uninstall()
+        return 1
+    mind = create_app(getattr(args, "model", None), store=store)
+    if store.read_only:
+        mind.window.show_error(*store_dialogs.read_only_notice())
+    store_dialogs.start_backup(store)
     hooks = _test_hooks()
     if hooks is not None:
         hooks.install(mind)
@@ -675,6 +694,17 @@ def _install_crash_reporting() -> tuple[Any, Any, Any]:
     previous = crash.take_native_crash(data)  # the last run died in native code: offer its log once
     reporter = CrashReporter(parent_window=_QApplication.activeWindow)
     return reporter, crash.install(data, reporter.notify), previous
+
+
+def _open_store_for_window() -> ConversationStore | None:
+    if not already_running.has_display():
+        try:  # no window can be shown: say it in the terminal
+            return ConversationStore(check=True, busy_timeout_ms=store_dialogs.GUI_BUSY_TIMEOUT_MS)
+        except UserFacingError as exc:
+            print(f"localmind: {exc}", file=sys.stderr)
+            return None
+    Translations.for_app(create_application()).apply(load_settings().language)
+    return store_dialogs.open_store()
 
 
 __all__ = ["LocalMind", "create_app", "create_application", "create_main_window", "run_gui"]

@@ -56,17 +56,19 @@ def test_json_to_stdout_then_import_elsewhere_round_trips(source: tuple[Path, li
     target = tmp_path / "target"
     result = localmind(target, "import", str(exported))
     assert result.returncode == 0, result.stderr
-    assert b"Imported 2 conversation(s)" in result.stdout and "长城 trip".encode() in result.stdout
+    assert b"Imported: 2 conversations" in result.stdout and "长城 trip".encode() in result.stdout
 
     again = localmind(target, "export", "--format", "json")  # --all is the default
     assert again.returncode == 0, again.stderr
     assert without_ids(again.stdout) == without_ids(out.stdout)
-    assert {c["id"] for c in json.loads(again.stdout)["conversations"]}.isdisjoint(ids)
+    assert {c["id"] for c in json.loads(again.stdout)["conversations"]} == set(ids)
 
-    # Importing from stdin into the same place adds copies; nothing is replaced.
-    assert localmind(target, "import", "-", stdin=out.stdout).returncode == 0
+    # Importing the same export again (from stdin) changes nothing, and says so.
+    twice = localmind(target, "import", "-", stdin=out.stdout)
+    assert twice.returncode == 0, twice.stderr
+    assert twice.stdout.startswith(b"Skipped (already here): 2 conversations\n"), twice.stdout
     listing = localmind(target, "export", "--list")
-    assert listing.stdout.decode().count("长城 trip") == 2
+    assert listing.stdout.decode().count("长城 trip") == 1
 
 
 def test_markdown_of_one_conversation_to_a_file(source: tuple[Path, list[str]], tmp_path: Path) -> None:
@@ -74,7 +76,7 @@ def test_markdown_of_one_conversation_to_a_file(source: tuple[Path, list[str]], 
     target = tmp_path / "trip.md"
     result = localmind(data, "export", "--conversation", ids[0][:8], "--format", "md", "-o", str(target))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == b"" and b"Exported 1 conversation(s)" in result.stderr
+    assert result.stdout == b"" and b"Exported 1 conversation to" in result.stderr
     md = target.read_text(encoding="utf-8")
     assert md.startswith("# 长城 trip\n") and "```sh\necho hi\n```" in md and "Second" not in md
 

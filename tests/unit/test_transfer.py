@@ -50,7 +50,7 @@ def comparable(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: v for k, v in c.items() if k != "id"} for c in data["conversations"]]
 
 
-def test_json_round_trip_is_exact_and_adds_new_conversations(store: ConversationStore, tmp_path: Path) -> None:
+def test_json_round_trip_is_exact_and_keeps_ids(store: ConversationStore, tmp_path: Path) -> None:
     ids = fill(store)
     first = json.loads(transfer.to_json(transfer.collect(store)))
     assert first["format"] == FORMAT and first["version"] == 1
@@ -58,14 +58,15 @@ def test_json_round_trip_is_exact_and_adds_new_conversations(store: Conversation
 
     with ConversationStore(tmp_path / "other.sqlite3") as other:
         imported = transfer.import_json(other, transfer.to_json(transfer.collect(store)))
-        assert {c.id for c in imported}.isdisjoint(ids)
+        assert {c.id for c in imported} == set(ids)
         second = json.loads(transfer.to_json(transfer.collect(other)))
     assert comparable(second) == comparable(first)
 
-    # Into the same store: nothing is replaced, everything is there twice.
-    transfer.import_json(store, json.dumps(first))
-    assert len(store.list_conversations()) == 6
-    assert len(store.search("长城")) == 4
+    # Into the same store: everything is already there, so nothing changes (it used to be there twice).
+    result = transfer.merge_json(store, json.dumps(first))
+    assert (len(result.added), len(result.updated), len(result.copied), len(result.skipped)) == (0, 0, 0, 3)
+    assert len(store.list_conversations()) == 3
+    assert len(store.search("长城")) == 2
 
 
 def test_export_one_conversation_and_markdown(store: ConversationStore) -> None:
@@ -173,11 +174,11 @@ def broken(change: str) -> bytes:
         ("no header", "not a LocalMind conversation export"),
         ("newer", "newer LocalMind"),
         ("bad version", "version"),
-        ("no conversations", "the file.conversations is missing"),
+        ("no conversations", '"conversations" is missing'),
         ("conversation not object", "conversations[0] should be an object, not text"),
         ("no title", "conversations[0].title is missing"),
         ("title number", "conversations[0].title should be text, not a number"),
-        ("bad time", "conversations[0].created_at is not a valid time"),
+        ("bad time", "conversations[0].created_at is not a time between 1970 and 9999"),
         ("bool time", "conversations[0].created_at should be a number"),
         ("bad role", "conversations[0].messages[0].role is 'bot'"),
         ("bad status", "conversations[0].messages[0].status is 'done'"),

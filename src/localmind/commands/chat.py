@@ -90,8 +90,29 @@ def _print_stats(info: Any, finished: TurnFinished) -> None:
     print(line, file=sys.stderr)
 
 
+MIN_CONTEXT = 64  # below this no chat template and question fit
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """One-line errors for numbers out of range, before the model is loaded."""
+    if args.seed is not None and args.seed < 0:
+        # numpy's generator refuses negative seeds: a traceback from deep in the engine before this check.
+        raise UserFacingError(f"--seed must be 0 or more (got {args.seed}).")
+    if args.context is not None and args.context < MIN_CONTEXT:
+        raise UserFacingError(
+            f"--context must be at least {MIN_CONTEXT} tokens (got {args.context}).",
+            hint="Leave it out to use the model's own context, up to 4096.",
+        )
+    if args.threads is not None and args.threads < 1:
+        raise UserFacingError(
+            f"--threads must be 1 or more (got {args.threads}).", hint="Leave it out to use one per CPU core."
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from localmind.engine.local import LocalEngine
+
+    check_arguments(args)
 
     options = GenerationOptions(
         temperature=args.temperature,

@@ -40,7 +40,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "import",
         help="add conversations from a JSON export",
-        description="Add the conversations in a LocalMind JSON export; existing conversations are never replaced.",
+        description="Add the conversations in a LocalMind JSON export. Importing the same file again changes nothing:"
+        " conversations already here are skipped, or get the messages they lack.",
     )
     p.add_argument("file", metavar="FILE", help="a file made by 'localmind export --format json' ('-' reads stdin)")
     p.set_defaults(handler=run_import)
@@ -98,17 +99,43 @@ def run_export(args: argparse.Namespace) -> int:
     fmt = args.format or ("json" if args.output and args.output.lower().endswith(".json") else "md")
     with _open_store() as store:
         if args.list:
-            for c in store.list_conversations():
+            conversations = store.list_conversations()
+            if not conversations:
+                print("There are no conversations yet.", file=sys.stderr)
+            for c in conversations:
                 when = datetime.fromtimestamp(c.updated_at).strftime("%Y-%m-%d %H:%M")
                 _write_output(f"{c.id}  {when}  {c.message_count:4d} msgs  {c.title}\n", None)
             return 0
         ids = [_resolve(store, wanted) for wanted in args.conversation] if args.conversation else None
-        items = transfer.collect(store, ids)
+        items, unreadable = transfer.collect_readable(store, ids)
+    if not items and not unreadable:
+        print(
+            f"localmind: There are no conversations to export in {store.path.parent}; nothing was written.",
+            file=sys.stderr,
+        )
+        return 0
     text = transfer.to_json(items) if fmt == "json" else transfer.to_markdown(items)
     _write_output(text, args.output)
     if args.output and args.output != "-":
-        print(f"Exported {len(items)} conversation(s) to {args.output}", file=sys.stderr)
+        print(f"Exported {_count(len(items), 'conversation')} to {args.output}.", file=sys.stderr)
+    if unreadable:
+        # The database is damaged: what could be read is out; name what could not, so nothing goes missing silently.
+        print(
+            f"localmind: {_count(len(unreadable), 'conversation')} could not be read (the database is damaged):",
+            file=sys.stderr,
+        )
+        for id, title in unreadable:
+            print(f"  {id}  {title}", file=sys.stderr)
+        print(
+            "Start the LocalMind window to recover them into a new database (the damaged file is kept).",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -116,10 +143,21 @@ def run_import(args: argparse.Namespace) -> int:
 
     with _open_store() as store:
         if args.file == "-":
-            imported = transfer.import_json(store, sys.stdin.buffer.read(), "The input")
+            result = transfer.merge_json(store, sys.stdin.buffer.read(), "The input")
         else:
-            imported = transfer.import_file(store, Path(args.file).expanduser())
-    lines = [f"Imported {len(imported)} conversation(s):"]
-    lines += [f"  {c.id}  {c.title} ({c.message_count} messages)" for c in imported]
+            path = Path(args.file).expanduser()
+            result = transfer.merge_json(store, transfer.read_file(path), str(path))
+    lines: list[str] = []
+    for heading, conversations in (
+        ("Imported", result.added),
+        ("Updated (new messages added)", result.updated),
+        ("Imported as a copy (it differs from the one already here)", result.copied),
+        ("Skipped (already here)", result.skipped),
+    ):
+        if conversations:
+            lines.append(f"{heading}: {_count(len(conversations), 'conversation')}")
+            lines += [f"  {c.id}  {c.title} ({_count(c.message_count, 'message')})" for c in conversations]
+    if not lines:
+        lines = ["The file holds no conversations; nothing was imported."]
     _write_output("\n".join(lines) + "\n", None)
     return 0

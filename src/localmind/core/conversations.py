@@ -83,3 +83,25 @@ class SearchHit:
     snippet: str
     rank: float
     match_spans: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass
+class ImportResult:
+    """What an import did with each conversation it read, by the conversation's id.
+
+    Attributes:
+        added: new here (kept their id from the file when it was free).
+        updated: already here with fewer messages; the new ones were added at the end.
+        skipped: already here with the same messages (or more): nothing to do.
+        copied: already here but different (both were changed since): added beside it under a new id.
+    """
+
+    added: list[Conversation] = field(default_factory=list)
+    updated: list[Conversation] = field(default_factory=list)
+    skipped: list[Conversation] = field(default_factory=list)
+    copied: list[Conversation] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[Conversation]:
+        """Conversations now in the store that were not there (or not like this) before, newest first in file order."""
+        return [*self.added, *self.copied, *self.updated]

@@ -20,6 +20,8 @@ A lock makes it safe to call from another thread too, one call at a time.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import logging
 import re
@@ -30,13 +32,14 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from localmind import paths
 from localmind.core.conversations import (
     MESSAGE_STATUSES,
     ROLES,
     Conversation,
+    ImportResult,
     Message,
     MessageStatus,
     Role,
@@ -52,10 +55,85 @@ BUSY_TIMEOUT_MS = 3000
 TRIGRAM_MIN_CHARS = 3
 SNIPPET_BEFORE = 40
 SNIPPET_LENGTH = 160
+SALVAGE_CHUNK = 256  # rows per range read from a damaged file; a range that fails is read row by row
+_UUID_HEX = re.compile(r"[0-9a-f]{32}")
+
+
+# What went wrong, told apart because each needs different advice (and only "damaged" means the file is at fault).
+FULL, READ_ONLY, BUSY, DAMAGED, NEWER, OTHER = "full", "read-only", "busy", "damaged", "newer", "other"
 
 
 class StoreError(UserFacingError):
-    """The conversation database cannot be opened or written."""
+    """The conversation database cannot be opened or written; ``kind`` says why (FULL, READ_ONLY, BUSY, ...)."""
+
+    def __init__(self, message: str, *, hint: str | None = None, kind: str = OTHER) -> None:
+        super().__init__(message, hint=hint)
+        self.kind = kind
+
+
+# SQLite's primary result codes (the low byte of an extended code).
+_SQLITE_KINDS = {13: FULL, 8: READ_ONLY, 5: BUSY, 6: BUSY, 11: DAMAGED, 26: DAMAGED}
+_ERRNO_KINDS = {errno.ENOSPC: FULL, errno.EDQUOT: FULL, errno.EROFS: READ_ONLY, errno.EACCES: READ_ONLY}
+
+
+def classify(exc: BaseException) -> str:
+    """FULL, READ_ONLY, BUSY, DAMAGED or OTHER for an error from SQLite or the file system."""
+    if isinstance(exc, StoreError):
+        return exc.kind
+    if isinstance(exc, OSError):
+        return _ERRNO_KINDS.get(exc.errno or 0, OTHER)
+    if not isinstance(exc, sqlite3.Error):
+        return OTHER
+    code = getattr(exc, "sqlite_errorcode", None)
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name == "SQLITE_IOERR_SHMSIZE":  # the shared-memory file could not grow: a full disk
+        return FULL
+    if isinstance(code, int) and code & 0xFF in _SQLITE_KINDS:
+        return _SQLITE_KINDS[code & 0xFF]
+    text = str(exc).lower()  # Pythons before 3.11 carry no error code
+    for words, kind in (
+        (("disk is full",), FULL),
+        (("readonly", "read-only"), READ_ONLY),
+        (("locked", "busy"), BUSY),
+        (("malformed", "not a database", "corrupt"), DAMAGED),
+    ):
+        if any(w in text for w in words):
+            return kind
+    return OTHER
+
+
+def explain(exc: BaseException, path: Path) -> StoreError:
+    """A StoreError whose words fit what happened (English; the window words these by ``kind``)."""
+    kind = classify(exc)
+    folder = path.parent
+    if kind == FULL:
+        return StoreError(
+            f"The disk holding {folder} is full, so LocalMind could not save to {path.name}.",
+            hint="What was saved before is safe. Free some space on that disk, then try again.",
+            kind=kind,
+        )
+    if kind == READ_ONLY:
+        return StoreError(
+            f"The conversation database {path} cannot be written (the disk or the file is read-only).",
+            hint="Your conversations are safe and can be read and exported. "
+            "Check the file's permissions, or that the disk is mounted writable.",
+            kind=kind,
+        )
+    if kind == BUSY:
+        return StoreError(
+            f"Another program is using the conversation database {path} right now.",
+            hint="Nothing was lost. Wait until it finishes (for example a 'localmind import' in a terminal), "
+            "then try again.",
+            kind=kind,
+        )
+    if kind == DAMAGED:
+        return StoreError(
+            f"Part of the conversation database {path} is damaged ({exc}).",
+            hint="Do not delete it. Start LocalMind's window to recover everything readable into a new database, "
+            "or save what can be read with: localmind export --all -o chats.json",
+            kind=kind,
+        )
+    return StoreError(f"The conversation database {path} could not be used: {exc}.", kind=kind)
 
 
 class ConversationNotFoundError(UserFacingError, KeyError):
@@ -172,6 +250,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 # --- the store --------------------------------------------------------------------------------------
 
+_T = TypeVar("_T")
+_ANY_STREAMING = "SELECT 1 FROM messages WHERE status = 'streaming' LIMIT 1"
+
 _CONVERSATION_COLUMNS = (
     "c.id, c.title, c.created_at, c.updated_at, c.system_prompt, c.settings, c.model, c.deleted_at,"
     " (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)"
@@ -226,12 +307,27 @@ class ConversationStore:
             Only the window should do this: a terminal command run while the window streams must not.
     """
 
-    def __init__(self, path: Path | None = None, *, recover_interrupted: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        recover_interrupted: bool = True,
+        read_only: bool = False,
+        check: bool = False,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> None:
         self.path = Path(path) if path is not None else paths.database_path()
+        self.read_only = read_only
+        self.busy_timeout_ms = busy_timeout_ms
         self._lock = threading.RLock()
         self._depth = 0
         self._db = self._connect()
         try:
+            if check:
+                self.quick_check()
+            if read_only:
+                self.has_search_index = self._table_exists("message_search")
+                return
             self._migrate()
             self.has_search_index = self._table_exists("message_search")
             if not self.has_search_index and trigram_search_available(self._db):
@@ -239,7 +335,8 @@ class ConversationStore:
                 with self.transaction():
                     _create_search_index(self._db)
                 self.has_search_index = True
-            if recover_interrupted:
+            if recover_interrupted and self._reading(lambda: self._db.execute(_ANY_STREAMING).fetchone()):
+                # Only written when there is something to mark: a start-up must not need the write lock.
                 with self.transaction():
                     self._db.execute("UPDATE messages SET status = 'stopped' WHERE status = 'streaming'")
         except BaseException:
@@ -248,35 +345,82 @@ class ConversationStore:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: transactions are ours (see ``transaction``), never implicit.
-            db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-            )
+            if self.read_only:
+                # mode=ro works on a read-only disk too: SQLite keeps the WAL index in memory then.
+                db = sqlite3.connect(
+                    self.path.resolve().as_uri() + "?mode=ro",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                    timeout=self.busy_timeout_ms / 1000,
+                )
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # isolation_level=None: transactions are ours (see ``transaction``), never implicit.
+                db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
+                )
         except (OSError, sqlite3.Error) as exc:
+            kind = classify(exc)
+            if kind != OTHER:
+                raise explain(exc, self.path) from exc
             raise StoreError(
                 f"Cannot open the conversation database {self.path}: {exc}.",
                 hint="Check that the data folder exists and is writable (or pick another with --data-dir).",
             ) from exc
         try:
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if mode != "wal":
-                log.warning("%s: WAL mode unavailable (got %s); is it on a network drive?", self.path, mode)
-            db.execute("PRAGMA synchronous = FULL")
+            # Reading the header first tells "not a database" apart from a full or read-only disk below.
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            if not self.read_only:
+                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if mode != "wal":
+                    log.warning("%s: WAL mode unavailable (got %s); is it on a network drive?", self.path, mode)
+                db.execute("PRAGMA synchronous = FULL")
             db.execute("PRAGMA foreign_keys = ON")
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise StoreError(
-                f"{self.path} is not a LocalMind conversation database or is damaged ({exc}).",
-                hint="Move the file aside and start LocalMind again; it will make a new one.",
-            ) from exc
+            kind = classify(exc)
+            if kind == DAMAGED:
+                raise StoreError(
+                    f"{self.path} is not a LocalMind conversation database or is damaged ({exc}).",
+                    hint="Do not delete it: start LocalMind's window to recover what can be read from it.",
+                    kind=DAMAGED,
+                ) from exc
+            raise explain(exc, self.path) from exc
         return db
+
+    def quick_check(self) -> None:
+        """SQLite's quick_check over the whole file; StoreError(kind=DAMAGED) with what it found."""
+        try:
+            rows = self._db.execute("PRAGMA quick_check(20)").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise explain(exc, self.path) from exc
+        problems = [str(r[0]) for r in rows if r[0] != "ok"]
+        if problems:
+            raise StoreError(
+                f"Part of the conversation database {self.path} is damaged ({problems[0]}).",
+                hint="Do not delete it: LocalMind can recover everything readable into a new database.",
+                kind=DAMAGED,
+            )
+
+    def _reading(self, read: Callable[[], _T]) -> _T:
+        """Run a read; a damaged page or a lock becomes a StoreError that says which (never a bare DatabaseError)."""
+        with self._lock:
+            try:
+                return read()
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise
+                raise explain(exc, self.path) from exc
 
     def _table_exists(self, name: str) -> bool:
         return self._db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
 
     def _migrate(self) -> None:
+        version = self._reading(lambda: int(self._db.execute("PRAGMA user_version").fetchone()[0]))
+        if version == SCHEMA_VERSION:
+            return  # the usual start: no write lock needed, so a busy database still opens
         while True:
             # The version is read inside the write transaction: two processes starting at once must not
             # both run the same step.
@@ -286,6 +430,7 @@ class ConversationStore:
                     raise StoreError(
                         f"{self.path} was written by a newer LocalMind (schema {version}; this one knows {SCHEMA_VERSION}).",
                         hint="Update LocalMind to open these conversations.",
+                        kind=NEWER,
                     )
                 if version == SCHEMA_VERSION:
                     return
@@ -327,29 +472,25 @@ class ConversationStore:
                     raise
                 finally:
                     self._depth = 0
-            except sqlite3.OperationalError as exc:
-                raise self._explain(exc) from exc
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.IntegrityError) or classify(exc) == OTHER:
+                    raise
+                raise explain(exc, self.path) from exc
             finally:
                 if not durable:
-                    self._db.execute("PRAGMA synchronous = FULL")
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("PRAGMA synchronous = FULL")
 
     def _begin(self) -> None:
+        if self.read_only:
+            raise StoreError(
+                f"The conversation database {self.path} is open read-only.",
+                hint="You can read, search and export; nothing new can be saved until it can be written again.",
+                kind=READ_ONLY,
+            )
         # IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout) at BEGIN
         # instead of failing halfway through the block.
         self._db.execute("BEGIN IMMEDIATE")
-
-    def _explain(self, exc: sqlite3.OperationalError) -> Exception:
-        text = str(exc).lower()
-        if "locked" in text or "busy" in text:
-            return StoreError(
-                f"The conversation database {self.path} is busy.",
-                hint="Another LocalMind may be importing; try again in a moment.",
-            )
-        if "full" in text:
-            return StoreError(f"The disk holding {self.path} is full.", hint="Free some space; nothing was lost.")
-        if "readonly" in text:
-            return StoreError(f"The conversation database {self.path} is read-only.", hint="Check its permissions.")
-        return exc
 
     def close(self) -> None:
         with self._lock:
@@ -394,18 +535,20 @@ class ConversationStore:
     def list_conversations(self, include_deleted: bool = False) -> list[Conversation]:
         """Newest activity first."""
         where = "" if include_deleted else "WHERE c.deleted_at IS NULL"
-        with self._lock:
-            rows = self._db.execute(
+        rows = self._reading(
+            lambda: self._db.execute(
                 f"SELECT {_CONVERSATION_COLUMNS} FROM conversations c {where} ORDER BY c.updated_at DESC, c.num DESC"
             ).fetchall()
+        )
         return [_conversation(row) for row in rows]
 
     def get_conversation(self, id: str) -> Conversation:
         """The conversation, in the trash or not; :class:`ConversationNotFoundError` if there is none."""
-        with self._lock:
-            row = self._db.execute(
+        row = self._reading(
+            lambda: self._db.execute(
                 f"SELECT {_CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ?", (id,)
             ).fetchone()
+        )
         if row is None:
             raise ConversationNotFoundError(f"There is no conversation {id!r}; it may have been deleted.")
         return _conversation(row)
@@ -452,16 +595,18 @@ class ConversationStore:
     # --- messages ---------------------------------------------------------------------------------
 
     def messages(self, conversation_id: str) -> list[Message]:
-        with self._lock:
-            rows = self._db.execute(
+        rows = self._reading(
+            lambda: self._db.execute(
                 f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY position",
                 (conversation_id,),
             ).fetchall()
+        )
         return [_message(row) for row in rows]
 
     def get_message(self, message_id: int) -> Message:
-        with self._lock:
-            row = self._db.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
+        row = self._reading(
+            lambda: self._db.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
+        )
         if row is None:
             raise MessageNotFoundError(f"There is no message {message_id}; it may have been deleted.")
         return _message(row)
@@ -510,7 +655,9 @@ class ConversationStore:
         fields = {"content": content, "status": status, "stats": _dump(stats)}
         given = {name: value for name, value in fields.items() if value is not None}
         with self._lock:
-            row = self._db.execute("SELECT status FROM messages WHERE id = ?", (message_id,)).fetchone()
+            row = self._reading(
+                lambda: self._db.execute("SELECT status FROM messages WHERE id = ?", (message_id,)).fetchone()
+            )
             if row is None:
                 raise MessageNotFoundError(f"There is no message {message_id}; it may have been deleted.")
             if not given:
@@ -530,31 +677,61 @@ class ConversationStore:
             ).rowcount
 
     def import_conversations(self, items: Sequence[tuple[Conversation, Sequence[Message]]]) -> list[Conversation]:
-        """Add conversations as they are (times, statuses, stats) under new ids, all or none.
+        """Add conversations as they are (times, statuses, stats), all or none; returns those added or changed.
 
-        Ids in ``items`` are ignored, so an import never overwrites anything; positions follow list order.
+        See :meth:`merge_conversations` for what happens to a conversation that is already here.
+        """
+        return self.merge_conversations(items).changed
+
+    def merge_conversations(self, items: Sequence[tuple[Conversation, Sequence[Message]]]) -> ImportResult:
+        """Import conversations by id, all or none, so importing the same file twice changes nothing.
+
+        A conversation whose id is new here is added with that id (an id that is not a uuid4 hex gets a new one).
+        One that is here already is skipped when its messages are the same (or the stored one has more), gets the
+        extra messages appended when the stored ones are the start of it, and otherwise, both having changed, is
+        added beside it under a new id: an import never overwrites or removes anything.
         A message still marked "streaming" comes in as "stopped": nothing is writing it any more.
         """
-        new_ids: list[str] = []
+        result = ImportResult()
         with self.transaction() as db:
             for conversation, messages in items:
-                copy = Conversation(
-                    id=uuid.uuid4().hex,
-                    title=conversation.title.strip() or "New chat",
-                    created_at=conversation.created_at,
-                    updated_at=conversation.updated_at,
-                    system_prompt=conversation.system_prompt,
-                    settings=dict(conversation.settings),
-                    model=conversation.model,
-                )
-                self._insert_conversation(db, copy)
-                for position, m in enumerate(messages):
+                wanted = conversation.id if _UUID_HEX.fullmatch(conversation.id or "") else uuid.uuid4().hex
+                existing = db.execute("SELECT 1 FROM conversations WHERE id = ?", (wanted,)).fetchone()
+                start = 0
+                bucket = result.added
+                if existing is not None:
+                    stored = [(m.role, m.content) for m in self.messages(wanted)]
+                    incoming = [(m.role, m.content) for m in messages]
+                    if incoming[: len(stored)] == stored and len(incoming) > len(stored):
+                        start, bucket = len(stored), result.updated
+                    elif stored[: len(incoming)] == incoming:
+                        result.skipped.append(self.get_conversation(wanted))
+                        continue
+                    else:
+                        wanted, bucket = uuid.uuid4().hex, result.copied
+                if bucket is not result.updated:
+                    copy = Conversation(
+                        id=wanted,
+                        title=conversation.title.strip() or "New chat",
+                        created_at=conversation.created_at,
+                        updated_at=conversation.updated_at,
+                        system_prompt=conversation.system_prompt,
+                        settings=dict(conversation.settings),
+                        model=conversation.model,
+                    )
+                    self._insert_conversation(db, copy)
+                else:
+                    db.execute(
+                        "UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?",
+                        (conversation.updated_at, wanted),
+                    )
+                for position, m in enumerate(messages[start:], start):
                     _check_message_fields(m.role, m.status)
                     db.execute(
                         "INSERT INTO messages (conversation_id, position, role, content, created_at, status, stats)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (
-                            copy.id,
+                            wanted,
                             position,
                             m.role,
                             m.content,
@@ -563,8 +740,14 @@ class ConversationStore:
                             _dump(m.stats),
                         ),
                     )
-                new_ids.append(copy.id)
-        return [self.get_conversation(id) for id in new_ids]
+                bucket.append(self.get_conversation(wanted))
+        return result
+
+    def readable_conversation_rows(self) -> list[tuple[str, str, float | None]]:
+        """(id, title, deleted_at) of every conversation row that can still be read from a damaged file."""
+        with self._lock:
+            rows = readable_rows(self._db, "conversations", "num", "id, title, deleted_at", [])
+            return [(row[1], row[2], row[3]) for row in rows]
 
     # --- search -----------------------------------------------------------------------------------
 
@@ -577,10 +760,12 @@ class ConversationStore:
         terms = query.split()
         if not terms or limit <= 0:
             return []
-        with self._lock:
+
+        def run() -> list[SearchHit]:
             hits = self._search_titles(terms, limit)
-            hits += self._search_messages(terms, limit - len(hits))
-        return hits
+            return hits + self._search_messages(terms, limit - len(hits))
+
+        return self._reading(run)
 
     def _split_terms(self, terms: list[str]) -> tuple[str | None, list[str]]:
         """An FTS5 expression for the terms trigrams can find, and LIKE patterns for the rest."""
@@ -623,6 +808,37 @@ class ConversationStore:
             )
             rows = self._db.execute(sql, (*likes, limit)).fetchall()
         return [_hit(cid, title, mid, content, rank, terms) for cid, title, mid, content, rank in rows]
+
+
+def readable_rows(
+    db: sqlite3.Connection, table: str, key: str, columns: str, skipped: list[int]
+) -> Iterator[tuple[Any, ...]]:
+    """Every readable row of ``table`` in key order; an unreadable range is read one key at a time."""
+    try:
+        high = int(db.execute(f"SELECT MAX({key}) FROM {table}").fetchone()[0] or 0)
+    except sqlite3.OperationalError as exc:
+        if "no such" in str(exc):
+            return  # the table is gone from the schema: nothing of it can be read row by row
+        high = 0
+    except sqlite3.DatabaseError:
+        high = 0
+    with contextlib.suppress(sqlite3.DatabaseError):
+        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
+        high = max(high, int(row[0]) if row else 0)
+    if high == 0:
+        high = 100_000  # the top of the tree is unreadable: look as far as a large history would reach
+    sql = f"SELECT {key}, {columns} FROM {table} WHERE {key} BETWEEN ? AND ? ORDER BY {key}"
+    for start in range(0, high + 1, SALVAGE_CHUNK):
+        try:
+            chunk = db.execute(sql, (start, start + SALVAGE_CHUNK - 1)).fetchall()
+        except sqlite3.DatabaseError:
+            chunk = []
+            for k in range(start, start + SALVAGE_CHUNK):
+                try:
+                    chunk += db.execute(sql, (k, k)).fetchall()
+                except sqlite3.DatabaseError:
+                    skipped.append(k)
+        yield from chunk
 
 
 def _like_pattern(term: str) -> str:

@@ -7,8 +7,11 @@ The JSON format is ours and versioned::
                         "messages": [{"role", "content", "created_at", "status", "stats"}]}]}
 
 Times are seconds since the epoch as JSON numbers, which round-trip exactly. An
-import checks the whole file before it writes anything, adds every conversation
-under a new id (it never replaces one), and is all or nothing.
+import checks the whole file before it writes anything and is all or nothing. It
+goes by conversation id, so the same file imported twice changes nothing (see
+``ConversationStore.merge_conversations``). What comes from a file is not trusted:
+titles become one line of sane length, times must fall between 1970 and 9999,
+and nesting deep enough to exhaust Python's stack is refused with a clear error.
 """
 
 from __future__ import annotations
@@ -22,14 +25,25 @@ from pathlib import Path
 from typing import Any, cast
 
 from localmind import APP_NAME, __version__
-from localmind.core.conversations import MESSAGE_STATUSES, ROLES, Conversation, Message, MessageStatus, Role
-from localmind.core.store import ConversationStore
+from localmind.core.conversations import (
+    MESSAGE_STATUSES,
+    ROLES,
+    Conversation,
+    ImportResult,
+    Message,
+    MessageStatus,
+    Role,
+)
+from localmind.core.store import DAMAGED, ConversationStore, StoreError
 from localmind.errors import UserFacingError
 
 FORMAT = "localmind-conversations"
 FORMAT_VERSION = 1
 
 Exported = tuple[Conversation, list[Message]]
+
+TITLE_MAX_CHARS = 120
+LATEST_TIME = 253_402_300_799.0  # 9999-12-31 23:59:59 UTC: later cannot be shown as a date
 
 
 class ImportFileError(UserFacingError):
@@ -44,6 +58,40 @@ def collect(store: ConversationStore, conversation_ids: Sequence[str] | None = N
         else [store.get_conversation(i) for i in conversation_ids]
     )
     return [(c, store.messages(c.id)) for c in conversations]
+
+
+def collect_readable(
+    store: ConversationStore, conversation_ids: Sequence[str] | None = None
+) -> tuple[list[Exported], list[tuple[str, str]]]:
+    """Like :func:`collect`, but a damaged database still gives every conversation it can read.
+
+    Returns the conversations read and, for each one that could not be, its (id, title or "").
+    """
+    if conversation_ids is not None:
+        wanted = [(i, "") for i in conversation_ids]
+    else:
+        try:
+            wanted = [(c.id, c.title) for c in store.list_conversations()]
+        except StoreError as exc:
+            if exc.kind != DAMAGED:
+                raise
+            wanted = _ids_the_hard_way(store)
+    items: list[Exported] = []
+    unreadable: list[tuple[str, str]] = []
+    for id, title in wanted:
+        try:
+            conversation = store.get_conversation(id)
+            items.append((conversation, store.messages(id)))
+        except StoreError as exc:
+            if exc.kind != DAMAGED:
+                raise
+            unreadable.append((id, title))
+    return items, unreadable
+
+
+def _ids_the_hard_way(store: ConversationStore) -> list[tuple[str, str]]:
+    """Conversation ids and titles read range by range, when the list as a whole cannot be read."""
+    return [(id, title) for id, title, deleted_at in store.readable_conversation_rows() if deleted_at is None]
 
 
 # --- JSON -------------------------------------------------------------------------------------------
@@ -97,22 +145,37 @@ class _Reader:
         )
 
     def field(self, obj: dict[str, Any], where: str, name: str, kinds: tuple[type, ...], default: Any = ...) -> Any:
+        path = f"{where}.{name}" if where else f'"{name}"'
         if name not in obj:
             if default is ...:
-                raise self.fail(f"{where}.{name}", "is missing")
+                raise self.fail(path, "is missing")
             return default
         value = obj[name]
         # bool is an int in Python; a JSON true is never a valid number here.
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            expected = " or ".join("null" if k is type(None) else _JSON_NAMES.get(k, k.__name__) for k in kinds)
-            raise self.fail(f"{where}.{name}", f"should be {expected}, not {_json_type(value)}")
+            names = dict.fromkeys("null" if k is type(None) else _JSON_NAMES.get(k, k.__name__) for k in kinds)
+            raise self.fail(path, f"should be {' or '.join(names)}, not {_json_type(value)}")
         return value
+
+    def title(self, obj: dict[str, Any], where: str) -> str:
+        return clean_title(self.field(obj, where, "title", (str,)))
 
     def time(self, obj: dict[str, Any], where: str, name: str, default: float) -> float:
         value = self.field(obj, where, name, (int, float), default)
-        if not math.isfinite(value) or value < 0:
-            raise self.fail(f"{where}.{name}", f"is not a valid time ({value})")
+        if not math.isfinite(value) or not 0 <= value <= LATEST_TIME:
+            raise self.fail(
+                f"{where}.{name}", f"is not a time between 1970 and 9999 in seconds since 1970 ({value:.6g})"
+            )
         return float(value)
+
+
+def clean_title(text: str) -> str:
+    """A title from outside: its first non-empty line, spaces and control characters collapsed, at most 120 characters."""
+    for line in text.splitlines():
+        words = " ".join("".join(ch if ch.isprintable() else " " for ch in line).split())
+        if words:
+            return words if len(words) <= TITLE_MAX_CHARS else words[: TITLE_MAX_CHARS - 1].rstrip() + "…"
+    return "New chat"
 
 
 _JSON_NAMES: dict[type, str] = {str: "text", int: "a number", float: "a number", dict: "an object", list: "a list"}
@@ -137,7 +200,15 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except UnicodeDecodeError as exc:
-        raise r.fail("its text", f"is not UTF-8 ({exc.reason})") from exc
+        raise ImportFileError(
+            f"{source} cannot be imported: its text is not UTF-8 ({exc.reason}).",
+            hint="Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        ) from exc
+    except RecursionError as exc:
+        raise ImportFileError(
+            f"{source} cannot be imported: it is nested too deeply to be a LocalMind export.",
+            hint="Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        ) from exc
     except ValueError as exc:
         raise ImportFileError(
             f"{source} is not JSON ({exc}).",
@@ -150,13 +221,13 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
         )
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise r.fail("its version", f"is {version!r}, expected a whole number")
+        raise r.fail("version", f"is {version!r}, expected a whole number")
     if version > FORMAT_VERSION:
         raise ImportFileError(
             f"{source} was made by a newer LocalMind (format version {version}; this one reads {FORMAT_VERSION}).",
             hint="Update LocalMind, then import it again.",
         )
-    conversations = r.field(data, "the file", "conversations", (list,))
+    conversations = r.field(data, "", "conversations", (list,))
     now = time.time()
     items: list[Exported] = []
     for i, raw in enumerate(conversations):
@@ -166,7 +237,7 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
         created = r.time(raw, where, "created_at", now)
         conversation = Conversation(
             id=r.field(raw, where, "id", (str,), ""),
-            title=r.field(raw, where, "title", (str,)),
+            title=r.title(raw, where),
             created_at=created,
             updated_at=r.time(raw, where, "updated_at", created),
             system_prompt=r.field(raw, where, "system_prompt", (str,), ""),
@@ -202,16 +273,24 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
 
 
 def import_json(store: ConversationStore, text: str | bytes, source: str = "The file") -> list[Conversation]:
-    """Add every conversation in an export to ``store`` under new ids; returns them as stored."""
-    return store.import_conversations(parse_json(text, source))
+    """Import every conversation in an export into ``store``; returns those added or changed, as stored."""
+    return merge_json(store, text, source).changed
+
+
+def merge_json(store: ConversationStore, text: str | bytes, source: str = "The file") -> ImportResult:
+    """Import an export by conversation id; the result says what was added, updated, skipped or copied."""
+    return store.merge_conversations(parse_json(text, source))
+
+
+def read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.", hint="Check the file name.") from exc
 
 
 def import_file(store: ConversationStore, path: Path) -> list[Conversation]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.", hint="Check the file name.") from exc
-    return import_json(store, data, str(path))
+    return import_json(store, read_file(path), str(path))
 
 
 # --- Markdown ---------------------------------------------------------------------------------------

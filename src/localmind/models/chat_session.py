@@ -20,9 +20,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from localmind.core.conversations import Conversation, Message, MessageStatus
-from localmind.core.store import ConversationStore
+from localmind.core.store import ConversationStore, classify
 from localmind.engine.types import ChatMessage, FinishReason, LoadInfo, TurnFinished
 from localmind.errors import UserFacingError
+from localmind.models.reply_saver import ReplySaver, message_problem, open_problem
 from localmind.settings import Settings, generation_options
 from localmind.workers.inference import InferenceService
 
@@ -103,6 +104,8 @@ class ChatSession(QObject):
         self._save_timer = QTimer(self)
         self._save_timer.setInterval(SAVE_INTERVAL_MS)
         self._save_timer.timeout.connect(self.save_partial_reply)
+        # Answers whose final save failed (full disk, lock, read-only) live here until they are stored.
+        self.saver = ReplySaver(store, self)
 
     # -- state --------------------------------------------------------------------------------------------------
     @property
@@ -152,13 +155,18 @@ class ChatSession(QObject):
         self.context_usage.emit(0, self.model.context_budget if self.model else 0)
 
     def open_conversation(self, conversation_id: str) -> bool:
+        previous = self.conversation
         try:
-            conversation = self.store.get_conversation(conversation_id)
+            self.conversation = self.store.get_conversation(conversation_id)
+            self._reload_messages()
         except UserFacingError as exc:
-            self.error.emit(self.tr("This conversation cannot be opened."), str(exc))
+            # A damaged page under this chat: say so; the other chats stay usable.
+            self.conversation = previous
+            self.error.emit(
+                self.tr("This conversation cannot be opened."),
+                open_problem(classify(exc)) or str(exc),
+            )
             return False
-        self.conversation = conversation
-        self._reload_messages()
         self.request_context_usage()
         return True
 
@@ -211,26 +219,34 @@ class ChatSession(QObject):
             self.error.emit(self.tr("No model is loaded."), self.tr("Open a model folder or get a model first."))
             self.draft_returned.emit(text)
             return False
+        new = self.conversation is None
         try:
-            if self.conversation is None:
-                self.conversation = self.store.create_conversation(
+            # The chat, the message and the empty reply are one transaction: a full disk leaves none of them,
+            # so the message is either stored and answered or back in the composer, never both.
+            with self.store.transaction():
+                conversation = self.conversation or self.store.create_conversation(
                     title=title_from(text),
                     system_prompt=self._draft_system_prompt,
                     settings=self._draft_settings,
                     model=self.model.model_dir,
                 )
-                self.messages = []
-                self.conversation_opened.emit(self.conversation, [])
-            user = self.store.append_message(self.conversation.id, "user", text)
+                user = self.store.append_message(conversation.id, "user", text)
+                reply = self.store.append_message(conversation.id, "assistant", "", status="streaming")
         except UserFacingError as exc:
             # Not committed, so not sent: the text goes back to the composer rather than being lost.
-            self.error.emit(self.tr("Your message was not sent."), str(exc))
+            self.error.emit(
+                self.tr("Your message was not sent."), message_problem(classify(exc), self.store.path.parent, str(exc))
+            )
             self.draft_returned.emit(text)
             return False
+        if new:
+            self.conversation = conversation
+            self.messages = []
+            self.conversation_opened.emit(self.conversation, [])
         self.messages.append(user)
         self.message_added.emit(user)
         self.conversations_changed.emit()
-        return self._start_turn(user_message=user)
+        return self._start_turn(user_message=user, reply=reply)
 
     def regenerate(self) -> bool:
         """Replace the last answer with a new one."""
@@ -273,7 +289,7 @@ class ChatSession(QObject):
             history.append(ChatMessage(m.role, content))
         return history
 
-    def _start_turn(self, user_message: Message | None) -> bool:
+    def _start_turn(self, user_message: Message | None, reply: Message | None = None) -> bool:
         assert self.conversation is not None and self.model is not None
         try:
             options = generation_options(self.settings.generation, self.conversation.settings)
@@ -285,7 +301,15 @@ class ChatSession(QObject):
         if self.documents is not None:
             self.messages = self.documents.before_turn(self.messages)
         history = self._history()
-        reply = self.store.append_message(self.conversation.id, "assistant", "", status="streaming")
+        if reply is None:
+            try:
+                reply = self.store.append_message(self.conversation.id, "assistant", "", status="streaming")
+            except UserFacingError as exc:
+                self.error.emit(
+                    self.tr("No answer was generated."),
+                    message_problem(classify(exc), self.store.path.parent, str(exc)),
+                )
+                return False
         self.messages.append(reply)
         self.message_added.emit(reply)
         request_id = self.service.generate(history, options)
@@ -298,15 +322,16 @@ class ChatSession(QObject):
     def save_partial_reply(self) -> None:
         """Write the reply's text so far (the timer calls this; a kill loses at most one interval)."""
         turn = self._turn
-        if turn is None or turn.saved_chars == turn.chars:
+        if turn is None or turn.saved_chars == turn.chars or self._closed:
             return
         try:
             self.store.update_message(turn.reply.id, content=turn.text)
         except UserFacingError as exc:
-            # Keep streaming: the text is still in memory and the final save tries again.
-            log.warning("Could not save the reply in progress: %s", exc)
+            # Keep streaming: the whole text stays in memory and the final save tries until it is stored.
+            self.saver.streaming_save_failed(exc)
             return
         turn.saved_chars = turn.chars
+        self.saver.streaming_save_worked()
 
     def on_tokens(self, request_id: int, text: str) -> None:
         turn = self._turn
@@ -381,10 +406,7 @@ class ChatSession(QObject):
         if self.documents is not None:
             text, stats = self.documents.after_turn(self.messages, text, stats)
         self._finish_turn_state()
-        try:
-            self.store.update_message(turn.reply.id, content=text, status=status, stats=stats)
-        except UserFacingError as exc:
-            self.error.emit(self.tr("The answer could not be saved."), str(exc))
+        self.saver.save(turn.reply.id, text, status, stats)  # kept and retried if it cannot be stored now
         updated = dataclasses.replace(turn.reply, content=text, status=status, stats=stats)
         if turn.conversation_id == self.conversation_id:
             self.messages = [updated if m.id == updated.id else m for m in self.messages]
@@ -424,6 +446,13 @@ class ChatSession(QObject):
         self._end_turn(turn, "stopped", None)
 
     def shutdown(self) -> None:
-        """Stop and save the turn in flight; the session takes no new turns after this."""
-        self._abandon_turn()
+        """Stop and save the turn in flight, retry answers not stored yet; the session takes no new turns after this.
+
+        Closed first: ending the turn tells listeners the session is idle, and one that sends a queued message
+        then must be refused, or its turn would outlive the store.
+        """
         self._closed = True
+        self._abandon_turn()
+        unsaved = self.saver.flush()
+        if unsaved:
+            log.error("%d answer(s) could not be stored before closing (messages %s)", len(unsaved), unsaved)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -72,6 +72,7 @@ class MainWindow(QMainWindow):
     model_folder_chosen = Signal(str)
     settings_requested = Signal()
     closing = Signal()
+    restore_requested = Signal()  # "Restore from backup…" (store)
 
     CHAT_PAGE, MANAGER_PAGE = 0, 1
 
@@ -92,6 +93,8 @@ class MainWindow(QMainWindow):
         self._pending_splitter: QByteArray | None = None
 
         self.sidebar = Sidebar(conversations if conversations is not None else ConversationListModel(self))
+        self.restore_action = self.sidebar.more_menu.addAction("")
+        self.restore_action.triggered.connect(self.restore_requested)
         self.chat_view = ChatView()
         self.chat_view.setObjectName("ChatView")
         self.welcome = WelcomePage()
@@ -491,6 +494,7 @@ class MainWindow(QMainWindow):
         self.settings_button.setAccessibleName(self.tr("Settings"))
         self.open_folder_action.setText(self.tr("Open a model folder…"))
         self.manager_action.setText(self.tr("Get more models…"))
+        self.restore_action.setText(QCoreApplication.translate("BackupRestore", "Restore from backup…"))
         self.model_button.setToolTip(self.tr("Choose the model"))
         self.back_button.setText(self.tr("← Back to chat"))
         self.chat_view.setAccessibleName(self.tr("Conversation"))

@@ -1,0 +1,152 @@
+"""A small rolling set of backups of the conversation database, and restoring one.
+
+The window makes one a day (the first start of the day) and one whenever
+LocalMind's version changes (before a new version's migrations touch anything),
+with SQLite's online backup API: a consistent copy even while the app writes.
+``KEEP`` of them are kept, newest first; the copy taken before a restore is kept
+apart (``KEEP_BEFORE_RESTORE``), so a restore can itself be undone.
+
+Names say when, why and which version: ``20261201-143000-daily-v0.1.0.sqlite3``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from localmind import __version__
+from localmind.core.store import ConversationStore, StoreError, explain
+
+log = logging.getLogger(__name__)
+
+KEEP = 5
+KEEP_BEFORE_RESTORE = 2
+FOLDER_NAME = "backups"
+_NAME = re.compile(r"(\d{8}-\d{6})-(daily|upgrade|before-restore)-v(.+)\.sqlite3")
+
+
+@dataclass(frozen=True)
+class Backup:
+    path: Path
+    created: datetime
+    reason: str  # "daily", "upgrade" or "before-restore"
+    version: str
+
+    def conversation_count(self) -> int | None:
+        """How many conversations it holds (not counting the trash); None if it cannot be read."""
+        try:
+            db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True)
+            try:
+                return int(db.execute("SELECT COUNT(*) FROM conversations WHERE deleted_at IS NULL").fetchone()[0])
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return None
+
+
+def folder(store: ConversationStore) -> Path:
+    return store.path.parent / FOLDER_NAME
+
+
+def list_backups(store: ConversationStore) -> list[Backup]:
+    """Newest first."""
+    found = []
+    with contextlib.suppress(OSError):
+        for path in folder(store).iterdir():
+            match = _NAME.fullmatch(path.name)
+            if match:
+                created = datetime.strptime(match[1], "%Y%m%d-%H%M%S")
+                found.append(Backup(path, created, match[2], match[3]))
+    return sorted(found, key=lambda b: (b.created, b.path.name), reverse=True)
+
+
+def due(store: ConversationStore, version: str = __version__, now: datetime | None = None) -> str | None:
+    """ "upgrade" if the newest backup was made by another version, "daily" if none was made today, else None."""
+    regular = [b for b in list_backups(store) if b.reason != "before-restore"]
+    if not regular:
+        return "daily"
+    newest = regular[0]
+    if newest.version != version:
+        return "upgrade"
+    if newest.created.date() != (now or datetime.now()).date():
+        return "daily"
+    return None
+
+
+def make_backup(store: ConversationStore, reason: str, version: str = __version__) -> Path:
+    """Copy the database with the online backup API into the backups folder; prunes old ones. StoreError on failure."""
+    target_folder = folder(store)
+    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{reason}-v{version}.sqlite3"
+    target = target_folder / name
+    partial = target.with_name(name + ".part")
+    try:
+        target_folder.mkdir(parents=True, exist_ok=True)
+        # A connection of its own: the copy runs in one read transaction, so it is consistent even if the app writes.
+        source = sqlite3.connect(store.path.resolve().as_uri() + "?mode=ro", uri=True)
+        copy = sqlite3.connect(partial)
+        try:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+        finally:
+            copy.close()
+            source.close()
+        os.replace(partial, target)
+    except (OSError, sqlite3.Error) as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise explain(exc, target) from exc
+    prune(store)
+    return target
+
+
+def prune(store: ConversationStore) -> None:
+    backups = list_backups(store)
+    regular = [b for b in backups if b.reason != "before-restore"]
+    safety = [b for b in backups if b.reason == "before-restore"]
+    for old in regular[KEEP:] + safety[KEEP_BEFORE_RESTORE:]:
+        with contextlib.suppress(OSError):
+            old.path.unlink()
+
+
+def backup_if_due(store: ConversationStore, version: str = __version__) -> Path | None:
+    """The start-up backup: made when :func:`due`; a failure (a full disk) is logged, never raised."""
+    reason = due(store, version)
+    if reason is None:
+        return None
+    try:
+        return make_backup(store, reason, version)
+    except StoreError as exc:
+        log.warning("No backup was made: %s", exc)
+        return None
+
+
+def restore(store: ConversationStore, backup: Path) -> Path:
+    """Replace every conversation with those in ``backup``, in place; returns the copy taken just before.
+
+    The live database is overwritten through the backup API on the store's own connection, so the open
+    store stays valid. A copy of what is replaced is made first (reason "before-restore").
+    """
+    try:
+        source = sqlite3.connect(Path(backup).resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise explain(exc, Path(backup)) from exc
+    try:
+        check = source.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise StoreError(f"The backup {backup} is damaged ({check}).", hint="Choose another backup.")
+        safety = make_backup(store, "before-restore")
+        with store._lock:
+            try:
+                source.backup(store._db)
+            except sqlite3.Error as exc:
+                raise explain(exc, store.path) from exc
+    finally:
+        source.close()
+    return safety
