@@ -122,6 +122,7 @@ def lock_held(db_path: Path, how: str = "write") -> Iterator[subprocess.Popen[st
         assert child.stdin is not None
         child.stdin.close()
         child.wait(10)
+        child.stdout.close()
 
 
 def write_json(path: Path, data: Any) -> Path:

@@ -24,6 +24,7 @@ import contextlib
 import errno
 import json
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -55,8 +56,10 @@ BUSY_TIMEOUT_MS = 3000
 TRIGRAM_MIN_CHARS = 3
 SNIPPET_BEFORE = 40
 SNIPPET_LENGTH = 160
+LOW_SPACE_BYTES = 64 * 1024  # less than this free and SQLite cannot even create its WAL index
 SALVAGE_CHUNK = 256  # rows per range read from a damaged file; a range that fails is read row by row
 _UUID_HEX = re.compile(r"[0-9a-f]{32}")
+_RENUMBER_OFFSET = 1 << 40  # moves positions out of the way while they are renumbered (they are unique per chat)
 
 
 # What went wrong, told apart because each needs different advice (and only "damaged" means the file is at fault).
@@ -102,9 +105,24 @@ def classify(exc: BaseException) -> str:
     return OTHER
 
 
+def disk_state(folder: Path) -> str:
+    """READ_ONLY or FULL when the disk holding ``folder`` is so, else OTHER (SQLite's "unable to open" says neither)."""
+    with contextlib.suppress(OSError, AttributeError):  # no statvfs on Windows
+        st = os.statvfs(folder)
+        if st.f_flag & os.ST_RDONLY:
+            return READ_ONLY
+        if st.f_bavail * st.f_frsize < LOW_SPACE_BYTES:
+            return FULL
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        return READ_ONLY
+    return OTHER
+
+
 def explain(exc: BaseException, path: Path) -> StoreError:
     """A StoreError whose words fit what happened (English; the window words these by ``kind``)."""
     kind = classify(exc)
+    if kind == OTHER:
+        kind = disk_state(path.parent)
     folder = path.parent
     if kind == FULL:
         return StoreError(
@@ -346,14 +364,7 @@ class ConversationStore:
     def _connect(self) -> sqlite3.Connection:
         try:
             if self.read_only:
-                # mode=ro works on a read-only disk too: SQLite keeps the WAL index in memory then.
-                db = sqlite3.connect(
-                    self.path.resolve().as_uri() + "?mode=ro",
-                    uri=True,
-                    isolation_level=None,
-                    check_same_thread=False,
-                    timeout=self.busy_timeout_ms / 1000,
-                )
+                db = self._connect_read_only()
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 # isolation_level=None: transactions are ours (see ``transaction``), never implicit.
@@ -361,9 +372,9 @@ class ConversationStore:
                     self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
                 )
         except (OSError, sqlite3.Error) as exc:
-            kind = classify(exc)
-            if kind != OTHER:
-                raise explain(exc, self.path) from exc
+            error = explain(exc, self.path)
+            if error.kind != OTHER:
+                raise error from exc
             raise StoreError(
                 f"Cannot open the conversation database {self.path}: {exc}.",
                 hint="Check that the data folder exists and is writable (or pick another with --data-dir).",
@@ -389,6 +400,31 @@ class ConversationStore:
                 ) from exc
             raise explain(exc, self.path) from exc
         return db
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """mode=ro; on a full disk, where even the WAL index file cannot be made, ``immutable`` when that is safe."""
+        uri = self.path.resolve().as_uri()
+
+        def connect(query: str) -> sqlite3.Connection:
+            db = sqlite3.connect(
+                uri + query,
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self.busy_timeout_ms / 1000,
+            )
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+
+        try:
+            return connect("?mode=ro")
+        except sqlite3.OperationalError as exc:
+            wal = Path(str(self.path) + "-wal")
+            # immutable skips locks and the WAL: right only when no WAL holds changes not yet in the file.
+            if classify(exc) not in (FULL, READ_ONLY, OTHER) or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            log.warning("%s: opening as immutable (%s)", self.path, exc)
+            return connect("?mode=ro&immutable=1")
 
     def quick_check(self) -> None:
         """SQLite's quick_check over the whole file; StoreError(kind=DAMAGED) with what it found."""
@@ -473,7 +509,9 @@ class ConversationStore:
                 finally:
                     self._depth = 0
             except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.IntegrityError) or classify(exc) == OTHER:
+                # Integrity errors are bugs; every other failure to write (full, read-only, I/O, locked,
+                # damaged) reaches the user as a StoreError that says which.
+                if isinstance(exc, sqlite3.IntegrityError) or type(exc) is sqlite3.ProgrammingError:
                     raise
                 raise explain(exc, self.path) from exc
             finally:
@@ -687,9 +725,9 @@ class ConversationStore:
         """Import conversations by id, all or none, so importing the same file twice changes nothing.
 
         A conversation whose id is new here is added with that id (an id that is not a uuid4 hex gets a new one).
-        One that is here already is skipped when its messages are the same (or the stored one has more), gets the
-        extra messages appended when the stored ones are the start of it, and otherwise, both having changed, is
-        added beside it under a new id: an import never overwrites or removes anything.
+        One that is here already is skipped when the file has nothing it lacks; gets the messages it lacks when
+        the file has all of its messages and more (in order: a later export, or a chat recovered with gaps); and
+        otherwise, both having changed, is added beside it under a new id: an import never overwrites or removes.
         A message still marked "streaming" comes in as "stopped": nothing is writing it any more.
         """
         result = ImportResult()
@@ -697,16 +735,31 @@ class ConversationStore:
             for conversation, messages in items:
                 wanted = conversation.id if _UUID_HEX.fullmatch(conversation.id or "") else uuid.uuid4().hex
                 existing = db.execute("SELECT 1 FROM conversations WHERE id = ?", (wanted,)).fetchone()
-                start = 0
                 bucket = result.added
+                fill_in: list[int] = list(range(len(messages)))  # which of ``messages`` to insert
                 if existing is not None:
-                    stored = [(m.role, m.content) for m in self.messages(wanted)]
+                    stored = self.messages(wanted)
                     incoming = [(m.role, m.content) for m in messages]
-                    if incoming[: len(stored)] == stored and len(incoming) > len(stored):
-                        start, bucket = len(stored), result.updated
-                    elif stored[: len(incoming)] == incoming:
-                        result.skipped.append(self.get_conversation(wanted))
+                    here = _subsequence([(m.role, m.content) for m in stored], incoming)
+                    if _subsequence(incoming, [(m.role, m.content) for m in stored]) is not None:
+                        result.skipped.append(self.get_conversation(wanted))  # nothing here that is not already
                         continue
+                    if here is not None:
+                        # The file has everything stored here and more (a later export, or a recovered chat with
+                        # gaps): keep the stored messages (and their ids), put them where the file has them, and
+                        # fill in the rest.
+                        bucket = result.updated
+                        db.execute(
+                            "UPDATE messages SET position = position + ? WHERE conversation_id = ?",
+                            (_RENUMBER_OFFSET, wanted),
+                        )
+                        for m, target in zip(stored, here, strict=True):
+                            db.execute("UPDATE messages SET position = ? WHERE id = ?", (target, m.id))
+                        fill_in = sorted(set(fill_in) - set(here))
+                        db.execute(
+                            "UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?",
+                            (conversation.updated_at, wanted),
+                        )
                     else:
                         wanted, bucket = uuid.uuid4().hex, result.copied
                 if bucket is not result.updated:
@@ -720,12 +773,8 @@ class ConversationStore:
                         model=conversation.model,
                     )
                     self._insert_conversation(db, copy)
-                else:
-                    db.execute(
-                        "UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?",
-                        (conversation.updated_at, wanted),
-                    )
-                for position, m in enumerate(messages[start:], start):
+                for position in fill_in:
+                    m = messages[position]
                     _check_message_fields(m.role, m.status)
                     db.execute(
                         "INSERT INTO messages (conversation_id, position, role, content, created_at, status, stats)"
@@ -839,6 +888,20 @@ def readable_rows(
                 except sqlite3.DatabaseError:
                     skipped.append(k)
         yield from chunk
+
+
+def _subsequence(short: Sequence[Any], long: Sequence[Any]) -> list[int] | None:
+    """Where each item of ``short`` is in ``long``, in order (greedy), or None if ``short`` is not a subsequence."""
+    found: list[int] = []
+    i = 0
+    for item in short:
+        while i < len(long) and long[i] != item:
+            i += 1
+        if i == len(long):
+            return None
+        found.append(i)
+        i += 1
+    return found
 
 
 def _like_pattern(term: str) -> str:

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPushButton,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -85,7 +85,7 @@ def startup_problem(exc: StoreError) -> tuple[str, str, list[str]]:
             _tr("Part of your conversation database is damaged."),
             _tr(
                 "LocalMind found damage in {path}. It can copy everything that is still readable into a new "
-                "database and keep the damaged file beside it, untouched. Do not delete the file. Choose Recover "
+                "database and keep the damaged file beside it, untouched. Choose Recover "
                 "my conversations to do it now."
             ).format(path=path),
             [RECOVER, QUIT],
@@ -136,8 +136,10 @@ class StoreDialog(QDialog):
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail.setMinimumWidth(460)
         icon = QLabel()
-        standard = QMessageBox.Icon.Warning if error else QMessageBox.Icon.Information
-        icon.setPixmap(QMessageBox.standardIcon(standard))
+        standard = (
+            QStyle.StandardPixmap.SP_MessageBoxWarning if error else QStyle.StandardPixmap.SP_MessageBoxInformation
+        )
+        icon.setPixmap(self.style().standardIcon(standard).pixmap(48, 48))
         self.buttons = QDialogButtonBox()
         self.choice_buttons: dict[str, QPushButton] = {}
         for i, choice in enumerate(choices):
