@@ -116,7 +116,9 @@ class LocalMind(QObject):
         self.theme.apply()
         self.translations = Translations.for_app(qapp)
         self.translations.apply(self.settings.language)
-        self.store = store if store is not None else ConversationStore()
+        self.store = (
+            store if store is not None else ConversationStore(busy_timeout_ms=store_dialogs.GUI_BUSY_TIMEOUT_MS)
+        )
         self.tasks = TaskRunner(self)  # every slow job off the GUI thread; drained at shutdown
         self.service = InferenceService(engine_factory)
         self.session = ChatSession(self.store, self.service, self.settings)

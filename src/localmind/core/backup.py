@@ -16,9 +16,8 @@ import logging
 import os
 import re
 import sqlite3
-import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from localmind import __version__
@@ -83,8 +82,13 @@ def due(store: ConversationStore, version: str = __version__, now: datetime | No
 def make_backup(store: ConversationStore, reason: str, version: str = __version__) -> Path:
     """Copy the database with the online backup API into the backups folder; prunes old ones. StoreError on failure."""
     target_folder = folder(store)
-    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{reason}-v{version}.sqlite3"
-    target = target_folder / name
+    when = datetime.now()
+    while True:  # two in the same second (a restore right after the daily one) must not overwrite each other
+        name = f"{when:%Y%m%d-%H%M%S}-{reason}-v{version}.sqlite3"
+        target = target_folder / name
+        if not target.exists():
+            break
+        when += timedelta(seconds=1)
     partial = target.with_name(name + ".part")
     try:
         target_folder.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import stat
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -172,7 +173,12 @@ def import_zip(
         try:
             hashes: dict[str, str] = {}
             for info, relative in files:
-                hashes[relative] = _extract(archive, info, unpack / relative, on_bytes)
+                try:
+                    hashes[relative] = _extract(archive, info, unpack / relative, on_bytes)
+                except (zipfile.BadZipFile, EOFError, zlib.error) as exc:  # a size or checksum that lies (store)
+                    raise _lying_zip(zip_path, info, str(exc)) from exc
+                if (unpack / relative).stat().st_size != info.file_size:
+                    raise _lying_zip(zip_path, info, "it is smaller than the zip says")
             model_root = _find_model_root(unpack)
             prefix = "" if model_root == unpack else model_root.relative_to(unpack).as_posix()
             validate_model_folder(model_root)
@@ -199,6 +205,14 @@ def import_zip(
     installed = get_installed(chosen_id)
     assert installed is not None
     return installed
+
+
+def _lying_zip(zip_path: Path, info: zipfile.ZipInfo, problem: str) -> UserFacingError:
+    return UserFacingError(
+        f"{zip_path.name} is damaged or not what it claims: {info.filename} does not match its recorded size and "
+        f"checksum ({problem}). Nothing was imported.",
+        hint="Download the zip again, or import the model folder itself.",
+    )
 
 
 def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, on_bytes: ByteCallback | None) -> str:

@@ -1,0 +1,76 @@
+"""Issue 10 item 5: a small rolling set of automatic backups, and "Restore from backup…" in the window."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from localmind.core import backup
+from localmind.core.store import ConversationStore
+from localmind.ui import store_dialogs
+from tests.helpers.app_window import Launch, fake, send_and_wait
+
+
+def test_daily_and_on_a_new_version_a_few_kept(data_dir: Path) -> None:
+    with ConversationStore() as store:
+        store.create_conversation("first")
+        assert backup.due(store, "1.0") == "daily"
+        made = backup.backup_if_due(store, "1.0")
+        assert made is not None and made.name.endswith("-daily-v1.0.sqlite3")
+        assert backup.backup_if_due(store, "1.0") is None  # one a day
+        upgrade = backup.backup_if_due(store, "1.1")
+        assert upgrade is not None and "-upgrade-v1.1" in upgrade.name
+        # Older days: copies named as if made before, then pruned to KEEP.
+        for day in range(1, 9):
+            shutil.copy(made, made.with_name(f"202001{day:02d}-120000-daily-v1.0.sqlite3"))
+        backup.prune(store)
+        kept = backup.list_backups(store)
+        assert len(kept) == backup.KEEP and kept[0].path == upgrade
+        assert all(b.conversation_count() == 1 for b in kept)
+
+
+def test_the_start_up_backup_runs_off_the_gui_thread(data_dir: Path) -> None:
+    with ConversationStore() as store:
+        store.create_conversation("kept")
+        store_dialogs.start_backup(store)
+        deadline = time.monotonic() + 10
+        while not backup.list_backups(store) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [made] = backup.list_backups(store)
+        assert made.reason == "daily" and made.conversation_count() == 1
+
+
+def test_a_full_disk_makes_no_backup_and_no_fuss(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with ConversationStore() as store:
+
+        def full(*_: Any) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(backup.os, "replace", full)
+        assert backup.backup_if_due(store) is None
+        assert not list((data_dir / "backups").glob("*.part"))
+
+
+def test_restore_from_backup_in_the_window(qtbot: Any, launch: Launch, monkeypatch: pytest.MonkeyPatch) -> None:
+    mind = launch(engine=fake("Noted."))
+    send_and_wait(qtbot, mind, "before the backup")
+    backup.make_backup(mind.store, "daily")
+    mind.new_chat()
+    send_and_wait(qtbot, mind, "after the backup")
+    assert len(mind.store.list_conversations()) == 2
+
+    monkeypatch.setattr(store_dialogs.RestoreDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    mind.window.restore_action.trigger()
+    assert [c.title for c in mind.store.list_conversations()] == ["before the backup"]
+    assert mind.window.banner.title.text() == "The backup was restored."
+    assert mind.conversations.rowCount() == 1  # the sidebar shows what is there now
+    # The conversations replaced are kept as a backup of their own, so the restore can be undone.
+    [safety] = [b for b in backup.list_backups(mind.store) if b.reason == "before-restore"]
+    assert safety.conversation_count() == 2
+    send_and_wait(qtbot, mind, "still works")
+    assert len(mind.store.list_conversations()) == 2
