@@ -197,3 +197,21 @@ def test_the_start_up_window_shows_plain_text_and_its_buttons_choose(qtbot: Any)
     dialog2.show()
     dialog2.reject()  # Esc: quit, never an action on the database
     assert dialog2.choice == store_dialogs.QUIT
+
+
+def test_the_windows_speak_chinese(qapp: Any) -> None:
+    from localmind.core.store import StoreError
+    from localmind.models.reply_saver import reply_problem
+    from localmind.ui.i18n import Translations
+
+    translations = Translations.for_app(qapp)
+    translations.apply("zh_CN")
+    try:
+        assert store_dialogs.startup_problem(StoreError("x", kind=FULL))[0] == "LocalMind 无法启动：磁盘已满。"
+        assert store_dialogs.startup_problem(StoreError("x", kind=DAMAGED))[0] == "对话数据库有一部分已损坏。"
+        assert reply_problem(FULL, Path("/d"))[0] == "回答尚未保存：磁盘已满。"
+        assert store_dialogs.import_summary(
+            __import__("localmind.core.conversations").core.conversations.ImportResult()
+        ) == ("文件中没有对话，未导入任何内容。")
+    finally:
+        translations.apply("en")

@@ -34,83 +34,96 @@ RETRY_MS = 1000
 BUSY_GRACE_MS = 2000
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StoreProblem", text)
-
-
 def reply_problem(kind: str, folder: Path, error: str = "") -> tuple[str, str]:
     """(title, what to do) for an answer that is not stored yet."""
     if kind == FULL:
         return (
-            _tr("The answer is not saved yet: the disk is full."),
-            _tr(
+            QCoreApplication.translate("StoreProblem", "The answer is not saved yet: the disk is full."),
+            QCoreApplication.translate(
+                "StoreProblem",
                 "Everything saved before it is safe. This answer is kept in memory and LocalMind keeps trying to "
                 "save it. Free some space on the disk that holds {folder}, and keep LocalMind open until it says "
-                "the answer is saved."
+                "the answer is saved.",
             ).format(folder=folder),
         )
     if kind == BUSY:
         return (
-            _tr("The answer is not saved yet: another program is using your conversations."),
-            _tr(
+            QCoreApplication.translate(
+                "StoreProblem", "The answer is not saved yet: another program is using your conversations."
+            ),
+            QCoreApplication.translate(
+                "StoreProblem",
                 "It is kept in memory and is saved as soon as the other program lets go (a 'localmind import' in a "
-                "terminal, a backup or sync tool). Keep LocalMind open until it says the answer is saved."
+                "terminal, a backup or sync tool). Keep LocalMind open until it says the answer is saved.",
             ),
         )
     if kind == READ_ONLY:
         return (
-            _tr("The answer cannot be saved: your conversations are read-only."),
-            _tr(
+            QCoreApplication.translate("StoreProblem", "The answer cannot be saved: your conversations are read-only."),
+            QCoreApplication.translate(
+                "StoreProblem",
                 "It is kept in memory while LocalMind stays open; copy it (the Copy button under it) if you need "
-                "it. Make {folder} writable again and LocalMind saves it."
+                "it. Make {folder} writable again and LocalMind saves it.",
             ).format(folder=folder),
         )
     if kind == DAMAGED:
         return (
-            _tr("The answer cannot be saved: the conversation database is damaged."),
-            _tr(
+            QCoreApplication.translate(
+                "StoreProblem", "The answer cannot be saved: the conversation database is damaged."
+            ),
+            QCoreApplication.translate(
+                "StoreProblem",
                 "Copy the answer (the Copy button under it) if you need it. Then quit and start LocalMind again: "
-                "it recovers everything readable into a new database and keeps the damaged file."
+                "it recovers everything readable into a new database and keeps the damaged file.",
             ),
         )
     return (
-        _tr("The answer is not saved yet."),
-        _tr("{error} It is kept in memory and LocalMind keeps trying to save it.").format(error=error),
+        QCoreApplication.translate("StoreProblem", "The answer is not saved yet."),
+        QCoreApplication.translate(
+            "StoreProblem", "{error} It is kept in memory and LocalMind keeps trying to save it."
+        ).format(error=error),
     )
 
 
 def message_problem(kind: str, folder: Path, error: str = "") -> str:
     """What to do about a message that could not be stored (it is back in the message box)."""
     if kind == FULL:
-        return _tr(
+        return QCoreApplication.translate(
+            "StoreProblem",
             "The disk that holds {folder} is full, so it could not be saved; it is back in the message box. "
-            "Everything saved before is safe. Free some space, then press Enter again."
+            "Everything saved before is safe. Free some space, then press Enter again.",
         ).format(folder=folder)
     if kind == BUSY:
-        return _tr(
+        return QCoreApplication.translate(
+            "StoreProblem",
             "Another program is using your conversations right now (for example a 'localmind import' in a "
-            "terminal). Your message is back in the message box; press Enter again in a moment."
+            "terminal). Your message is back in the message box; press Enter again in a moment.",
         )
     if kind == READ_ONLY:
-        return _tr(
+        return QCoreApplication.translate(
+            "StoreProblem",
             "Your conversations are open read-only, so nothing new can be saved. Your message is back in the "
-            "message box; you can still read, search and export your chats."
+            "message box; you can still read, search and export your chats.",
         )
     if kind == DAMAGED:
-        return _tr(
+        return QCoreApplication.translate(
+            "StoreProblem",
             "The conversation database is damaged. Your message is back in the message box. Quit and start "
-            "LocalMind again: it recovers everything readable into a new database."
+            "LocalMind again: it recovers everything readable into a new database.",
         )
-    return _tr("{error} Your message is back in the message box.").format(error=error)
+    return QCoreApplication.translate("StoreProblem", "{error} Your message is back in the message box.").format(
+        error=error
+    )
 
 
 def open_problem(kind: str) -> str:
     """What to do about a chat that cannot be read ("" when the store's own words fit better)."""
     if kind == DAMAGED:
-        return _tr(
+        return QCoreApplication.translate(
+            "StoreProblem",
             "Part of your conversation database is damaged, and this chat is on the damaged part; your other "
             "chats can still be opened. Quit and start LocalMind again: it recovers everything readable into a new "
-            "database and keeps the damaged file."
+            "database and keeps the damaged file.",
         )
     return ""
 
@@ -195,7 +208,10 @@ class ReplySaver(QObject):
     def _all_saved(self) -> None:
         self._told = None
         self._since = None
-        self.saved.emit(_tr("The answer is saved now."), _tr("Nothing was lost."))
+        self.saved.emit(
+            QCoreApplication.translate("StoreProblem", "The answer is saved now."),
+            QCoreApplication.translate("StoreProblem", "Nothing was lost."),
+        )
 
     def rescue_to_file(self) -> Path | None:
         """Last resort when quitting with answers not stored: write them to a text file at home (or the temp folder)."""

@@ -43,71 +43,78 @@ GUI_BUSY_TIMEOUT_MS = 100
 RETRY, READ_ONLY_OPEN, RECOVER, QUIT, CONTINUE = "retry", "read-only", "recover", "quit", "continue"
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StartupProblem", text)
-
-
 def startup_problem(exc: StoreError) -> tuple[str, str, list[str]]:
     """(headline, what happened and what to do, the choices offered, the first being the default)."""
     path = paths.database_path()
     if exc.kind == FULL:
         return (
-            _tr("LocalMind cannot start: the disk is full."),
-            _tr(
+            QCoreApplication.translate("StartupProblem", "LocalMind cannot start: the disk is full."),
+            QCoreApplication.translate(
+                "StartupProblem",
                 "Your conversations are safe in {path}; nothing is damaged. LocalMind needs a little free space on "
                 "that disk to open them. Free some space, then choose Try again. Meanwhile you can open them "
-                "read-only to read and export them."
+                "read-only to read and export them.",
             ).format(path=path),
             [RETRY, READ_ONLY_OPEN, QUIT],
         )
     if exc.kind == READ_ONLY:
         return (
-            _tr("Your conversations are on a read-only disk or in a read-only file."),
-            _tr(
+            QCoreApplication.translate(
+                "StartupProblem", "Your conversations are on a read-only disk or in a read-only file."
+            ),
+            QCoreApplication.translate(
+                "StartupProblem",
                 "They are safe in {path}. LocalMind can open them read-only: you can read, search and export them, "
                 "but nothing new can be saved. To chat again, make the file and its folder writable (or the disk), "
-                "then start LocalMind again."
+                "then start LocalMind again.",
             ).format(path=path),
             [READ_ONLY_OPEN, QUIT],
         )
     if exc.kind == BUSY:
         return (
-            _tr("Another program is using your conversations."),
-            _tr(
+            QCoreApplication.translate("StartupProblem", "Another program is using your conversations."),
+            QCoreApplication.translate(
+                "StartupProblem",
                 "{path} is locked by another program (for example a LocalMind command running in a terminal, or a "
                 "backup or sync tool). Your conversations are safe. Wait for it to finish or close it, then choose "
-                "Try again."
+                "Try again.",
             ).format(path=path),
             [RETRY, QUIT],
         )
     if exc.kind == DAMAGED:
         return (
-            _tr("Part of your conversation database is damaged."),
-            _tr(
+            QCoreApplication.translate("StartupProblem", "Part of your conversation database is damaged."),
+            QCoreApplication.translate(
+                "StartupProblem",
                 "LocalMind found damage in {path}. It can copy everything that is still readable into a new "
                 "database and keep the damaged file beside it, untouched. Choose Recover "
-                "my conversations to do it now."
+                "my conversations to do it now.",
             ).format(path=path),
             [RECOVER, QUIT],
         )
     if exc.kind == NEWER:
         return (
-            _tr("These conversations were saved by a newer LocalMind."),
-            _tr(
-                "{path} uses a newer format than this version knows. Update LocalMind to open them; nothing was changed."
+            QCoreApplication.translate("StartupProblem", "These conversations were saved by a newer LocalMind."),
+            QCoreApplication.translate(
+                "StartupProblem",
+                "{path} uses a newer format than this version knows. Update LocalMind to open them; nothing was changed.",
             ).format(path=path),
             [QUIT],
         )
-    return (_tr("LocalMind cannot open your conversations."), str(exc), [RETRY, QUIT])
+    return (
+        QCoreApplication.translate("StartupProblem", "LocalMind cannot open your conversations."),
+        str(exc),
+        [RETRY, QUIT],
+    )
 
 
 def _button_text(choice: str) -> str:
     return {
-        RETRY: _tr("Try again"),
-        READ_ONLY_OPEN: _tr("Open read-only"),
-        RECOVER: _tr("Recover my conversations"),
-        QUIT: _tr("Quit"),
-        CONTINUE: _tr("Continue"),
+        RETRY: QCoreApplication.translate("StartupProblem", "Try again"),
+        READ_ONLY_OPEN: QCoreApplication.translate("StartupProblem", "Open read-only"),
+        RECOVER: QCoreApplication.translate("StartupProblem", "Recover my conversations"),
+        QUIT: QCoreApplication.translate("StartupProblem", "Quit"),
+        CONTINUE: QCoreApplication.translate("StartupProblem", "Continue"),
     }[choice]
 
 
@@ -177,31 +184,41 @@ def ask(headline: str, detail: str, choices: Sequence[str], *, error: bool = Tru
 def salvage_text(report: recovery.SalvageReport) -> tuple[str, str]:
     """(headline, details) after a rescue: what was saved, what was not, where the damaged file is."""
     parts = [
-        _tr("Saved: {conversations} conversations with {messages} messages.").format(
-            conversations=report.conversations, messages=report.messages
-        )
+        QCoreApplication.translate(
+            "StartupProblem", "Saved: {conversations} conversations with {messages} messages."
+        ).format(conversations=report.conversations, messages=report.messages)
     ]
     if report.partial:
         shown = ", ".join(f"“{t}”" for t in report.partial[:8]) + (" …" if len(report.partial) > 8 else "")
         parts.append(
-            _tr("Not complete — some messages could not be read ({count}): {titles}.").format(
-                count=len(report.partial), titles=shown
-            )
+            QCoreApplication.translate(
+                "StartupProblem", "Not complete — some messages could not be read ({count}): {titles}."
+            ).format(count=len(report.partial), titles=shown)
         )
     if report.untitled:
         parts.append(
-            _tr("{count} conversations whose title could not be read are named “Recovered chat”.").format(
-                count=report.untitled
-            )
+            QCoreApplication.translate(
+                "StartupProblem", "{count} conversations whose title could not be read are named “Recovered chat”."
+            ).format(count=report.untitled)
         )
     if report.unreadable_rows and not report.partial and not report.untitled:
-        parts.append(_tr("A few unreadable fragments could not be matched to any conversation."))
-    parts.append(_tr("The damaged file is kept, untouched, at {path}.").format(path=report.damaged_copy))
+        parts.append(
+            QCoreApplication.translate(
+                "StartupProblem", "A few unreadable fragments could not be matched to any conversation."
+            )
+        )
+    parts.append(
+        QCoreApplication.translate("StartupProblem", "The damaged file is kept, untouched, at {path}.").format(
+            path=report.damaged_copy
+        )
+    )
     complete = not report.partial and not report.untitled and not report.unreadable_rows
     headline = (
-        _tr("All your conversations were recovered.")
+        QCoreApplication.translate("StartupProblem", "All your conversations were recovered.")
         if complete
-        else _tr("Your conversations were recovered, except for what is listed.")
+        else QCoreApplication.translate(
+            "StartupProblem", "Your conversations were recovered, except for what is listed."
+        )
     )
     return headline, "\n\n".join(parts)
 
@@ -231,10 +248,11 @@ def open_store(ask_user: object = None) -> ConversationStore | None:
             except (OSError, UserFacingError, Exception) as exc:
                 log.exception("Recovery failed")
                 choose(
-                    _tr("The conversations could not be recovered."),
-                    _tr(
+                    QCoreApplication.translate("StartupProblem", "The conversations could not be recovered."),
+                    QCoreApplication.translate(
+                        "StartupProblem",
                         "{error}\n\nThe damaged file was not changed. 'localmind export --all -o chats.json' in a "
-                        "terminal saves every conversation that can still be read."
+                        "terminal saves every conversation that can still be read.",
                     ).format(error=exc),
                     [QUIT],
                 )
@@ -244,10 +262,11 @@ def open_store(ask_user: object = None) -> ConversationStore | None:
 
 def read_only_notice() -> tuple[str, str]:
     return (
-        _tr("Read-only: nothing new can be saved."),
-        _tr(
+        QCoreApplication.translate("StartupProblem", "Read-only: nothing new can be saved."),
+        QCoreApplication.translate(
+            "StartupProblem",
             "Your conversations are open read-only. You can read, search and export them. To chat again, make the "
-            "data folder writable and start LocalMind again."
+            "data folder writable and start LocalMind again.",
         ),
     )
 
@@ -360,21 +379,21 @@ def no_backups_text() -> str:
 
 def import_summary(result: ImportResult) -> str:
     """One line on what an import did: added, updated, copied, skipped (already here)."""
-
-    def tr(text: str, n: int) -> str:
-        return QCoreApplication.translate("ImportSummary", text).format(count=n)
-
     parts = []
     if result.added:
-        parts.append(tr("Imported {count} chat(s).", len(result.added)))
+        text = QCoreApplication.translate("ImportSummary", "Imported {count} chat(s).")
+        parts.append(text.format(count=len(result.added)))
     if result.updated:
-        parts.append(tr("Added new messages to {count} chat(s) already here.", len(result.updated)))
+        text = QCoreApplication.translate("ImportSummary", "Added new messages to {count} chat(s) already here.")
+        parts.append(text.format(count=len(result.updated)))
     if result.copied:
-        parts.append(
-            tr("Imported {count} chat(s) as copies (they differ from the ones already here).", len(result.copied))
+        text = QCoreApplication.translate(
+            "ImportSummary", "Imported {count} chat(s) as copies (they differ from the ones already here)."
         )
+        parts.append(text.format(count=len(result.copied)))
     if result.skipped:
-        parts.append(tr("Skipped {count} chat(s) already here.", len(result.skipped)))
+        text = QCoreApplication.translate("ImportSummary", "Skipped {count} chat(s) already here.")
+        parts.append(text.format(count=len(result.skipped)))
     return " ".join(parts) or QCoreApplication.translate(
         "ImportSummary", "The file holds no chats; nothing was imported."
     )
@@ -385,14 +404,15 @@ def save_or_rescue(saver: ReplySaver) -> None:
     while saver.flush():
         count = len(saver.pending)
         headline = (
-            _tr("1 answer is not saved yet.")
+            QCoreApplication.translate("StartupProblem", "1 answer is not saved yet.")
             if count == 1
-            else _tr("{count} answers are not saved yet.").format(count=count)
+            else QCoreApplication.translate("StartupProblem", "{count} answers are not saved yet.").format(count=count)
         )
-        detail = _tr(
+        detail = QCoreApplication.translate(
+            "StartupProblem",
             "LocalMind could not store it in your conversations: the disk is full, read-only, or another program "
             "holds them. Free some space (or close that program), then choose Try again. If you quit now, "
-            "LocalMind writes the answer to a text file in {home} instead."
+            "LocalMind writes the answer to a text file in {home} instead.",
         ).format(home=Path.home())
         if ask(headline, detail, [RETRY, QUIT]) != RETRY:
             saver.rescue_to_file()

@@ -1,0 +1,153 @@
+"""The real ``localmind`` process under Xvfb + openbox, driven with xdotool: the start-up problem window and a disk
+that fills while a reply streams. Screenshots go to $LOCALMIND_STORE_SHOTS when set (docs/screenshots uses them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from localmind.core import transfer
+from localmind.core.store import ConversationStore
+from tests.faults import helpers, xdisplay
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not xdisplay.available(), reason="needs Xvfb, openbox, xdotool and ImageMagick's import"),
+]
+
+LANGUAGES = {"en": "en_US.UTF-8", "zh_CN": "zh_CN.UTF-8"}
+
+
+@pytest.fixture(scope="module")
+def x() -> Iterator[xdisplay.Display]:
+    with xdisplay.display(91) as d:
+        yield d
+
+
+def shots(tmp_path: Path) -> Path:
+    return Path(os.environ.get("LOCALMIND_STORE_SHOTS") or tmp_path)
+
+
+def start(x: xdisplay.Display, data: Path, language: str, *args: str, **env: str) -> subprocess.Popen[str]:
+    settings = {"language": language, "theme": "light"}
+    (data / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    return subprocess.Popen(
+        [sys.executable, "-m", "localmind", "--data-dir", str(data), *args],
+        env={**x.env, "LANG": LANGUAGES[language], **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 30) -> tuple[int, str]:
+    try:
+        _, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+    return process.returncode, err
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_damage_at_start_shows_a_window_and_recovers(
+    x: xdisplay.Display, data_dir: Path, tmp_path: Path, language: str
+) -> None:
+    with ConversationStore() as store:
+        transfer.import_json(store, json.dumps(helpers.export_data(300)))
+    helpers.damage_page(data_dir / "conversations.sqlite3")
+    app = start(x, data_dir, language)
+    try:
+        dialog = x.wait_window("^LocalMind$")
+        x.screenshot(dialog, shots(tmp_path) / f"store-startup-damaged-{language}.png")
+        x.key(dialog, "Return")  # the default: Recover my conversations
+        time.sleep(3)
+        report = x.wait_window("^LocalMind$")
+        x.screenshot(report, shots(tmp_path) / f"store-recovered-{language}.png")
+        x.key(report, "Return")  # Continue
+        time.sleep(3)
+        main = x.wait_window("LocalMind")
+        x.screenshot(main, shots(tmp_path) / f"store-after-recovery-{language}.png")
+        x.key(main, "alt+F4")
+    finally:
+        rc, err = finish(app)
+    assert rc == 0, err
+    assert "Traceback" not in err
+    damaged = [p for p in data_dir.iterdir() if ".damaged-" in p.name and p.suffix == ".sqlite3"]
+    assert len(damaged) == 1
+    with ConversationStore(check=True) as store:
+        assert len(store.list_conversations()) == 300
+
+
+@pytest.mark.skipif(not helpers.can_mount(), reason="needs root to mount a small tmpfs")
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
+    x: xdisplay.Display, data_dir: Path, tmp_path: Path, language: str
+) -> None:
+    with helpers.small_disk(data_dir):
+        with ConversationStore() as store:
+            store.create_conversation("safe and sound")
+        app = start(x, data_dir, language)  # settings first: the full disk leaves no room for them
+        time.sleep(0.3)
+        helpers.fill(data_dir)
+        try:
+            dialog = x.wait_window("^LocalMind$")
+            x.screenshot(dialog, shots(tmp_path) / f"store-startup-full-{language}.png")
+            x.key(dialog, "Escape")  # Quit: nothing is done to the database
+        finally:
+            rc, err = finish(app)
+        assert rc == 1
+        assert "Move the file aside" not in err and "make a new one" not in err
+        db = sqlite3.connect(data_dir / "conversations.sqlite3")
+        assert db.execute("SELECT title FROM conversations").fetchall() == [("safe and sound",)]
+        db.close()
+
+
+@pytest.mark.skipif(not helpers.can_mount(), reason="needs root to mount a small tmpfs")
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_disk_full_while_the_real_engine_streams(
+    x: xdisplay.Display, data_dir: Path, tmp_path: Path, tiny_model: Path, language: str
+) -> None:
+    from tests.helpers.app_window import tiny_reply
+
+    question = "Tell me about the sea"
+    expected = tiny_reply(tiny_model, [("user", question)])
+    with helpers.small_disk(data_dir, "4m"):
+        app = start(
+            x,
+            data_dir,
+            language,
+            "--model",
+            str(tiny_model),
+            LOCALMIND_TEST_HOOKS="1",
+            LOCALMIND_TEST_TOKEN_DELAY="0.25",
+        )
+        try:
+            main = x.wait_window("LocalMind")
+            time.sleep(4)  # the engine process loads the model
+            x.type(main, question)
+            x.key(main, "Return")
+            time.sleep(1.0)
+            filler = helpers.fill(data_dir)  # full while the reply streams
+            time.sleep(len(expected) / 3 * 0.25 + 4)
+            x.screenshot(main, shots(tmp_path) / f"store-full-while-streaming-{language}.png")
+            filler.unlink()
+            time.sleep(3)
+            x.screenshot(main, shots(tmp_path) / f"store-saved-after-space-{language}.png")
+            x.key(main, "alt+F4")
+        finally:
+            rc, err = finish(app, 60)
+        assert rc == 0, err
+        db = sqlite3.connect(data_dir / "conversations.sqlite3")
+        rows = db.execute("SELECT role, content, status FROM messages ORDER BY position").fetchall()
+        db.close()
+    assert rows == [("user", question, "complete"), ("assistant", expected, "complete")]
