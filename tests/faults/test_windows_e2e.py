@@ -98,7 +98,7 @@ def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
             store.create_conversation("safe and sound")
         app = start(x, data_dir, language)  # settings first: the full disk leaves no room for them
         time.sleep(0.3)
-        helpers.fill(data_dir)
+        filler = helpers.fill(data_dir)
         try:
             dialog = x.wait_window("^LocalMind$")
             x.screenshot(dialog, shots(tmp_path) / f"store-startup-full-{language}.png")
@@ -107,6 +107,7 @@ def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
             rc, err = finish(app)
         assert rc == 1
         assert "Move the file aside" not in err and "make a new one" not in err
+        filler.unlink()
         db = sqlite3.connect(data_dir / "conversations.sqlite3")
         assert db.execute("SELECT title FROM conversations").fetchall() == [("safe and sound",)]
         db.close()

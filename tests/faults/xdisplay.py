@@ -70,8 +70,11 @@ def display(number: int = 77) -> Iterator[Display]:
     """Xvfb on ``:number`` with openbox; both ended afterwards."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(f"/tmp/.X{number}-lock")
-    xvfb = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x860x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    xvfb = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "1280x860x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     d = Display(number)
     wm: subprocess.Popen[bytes] | None = None
     try:
