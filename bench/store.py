@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from localmind.core import backup
 from localmind.core.conversations import Conversation, Message
 from localmind.core.store import ConversationStore
 
@@ -196,6 +197,13 @@ def main() -> None:
                 ),
                 "finish_reply_fsync_and_index": finish_times(store, conv.id, reply_text, args.repeat),
                 "reply_chars": len(reply_text),
+                # What the window adds at start-up (issue 10): SQLite's quick_check over the whole file, and the
+                # daily backup (made on a background thread).
+                "open_plain": timed(lambda: ConversationStore(path, recover_interrupted=False).close(), args.repeat),
+                "open_with_quick_check": timed(
+                    lambda: ConversationStore(path, recover_interrupted=False, check=True).close(), args.repeat
+                ),
+                "backup_online_api": timed(lambda: backup.make_backup(store, "daily"), 3),
             }
         finally:
             store.close()

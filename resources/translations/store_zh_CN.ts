@@ -342,16 +342,36 @@ The damaged file was not changed. 'localmind export --all -o chats.json' in a te
     </message>
     <message>
         <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="122" />
+        <source>The disk that holds {folder} is full, so nothing was changed. Free some space, then try again.</source>
+        <translation>存放 {folder} 的磁盘已满，因此没有做任何更改。请释放一些空间后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="127" />
+        <source>Another program is using your conversations right now, so nothing was changed. Try again in a moment.</source>
+        <translation>另一个程序正在使用你的对话，因此没有做任何更改。请稍后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="132" />
+        <source>Your conversations are open read-only, so nothing can be changed.</source>
+        <translation>你的对话以只读方式打开，无法做任何更改。</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="136" />
+        <source>The conversation database is damaged, so nothing was changed. Quit and start LocalMind again to recover it.</source>
+        <translation>对话数据库已损坏，因此没有做任何更改。请退出并重新启动 LocalMind 以恢复它。</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="146" />
         <source>Part of your conversation database is damaged, and this chat is on the damaged part; your other chats can still be opened. Quit and start LocalMind again: it recovers everything readable into a new database and keeps the damaged file.</source>
         <translation>对话数据库有一部分已损坏，而这个对话正位于损坏的部分；其他对话仍可打开。请退出并重新启动 LocalMind：它会把所有可读取的内容恢复到一个新数据库中，并保留损坏的文件。</translation>
     </message>
     <message>
-        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="212" />
+        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="236" />
         <source>The answer is saved now.</source>
         <translation>回答现已保存。</translation>
     </message>
     <message>
-        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="213" />
+        <location filename="../../work/wt/store/src/localmind/models/reply_saver.py" line="237" />
         <source>Nothing was lost.</source>
         <translation>没有丢失任何内容。</translation>
     </message>

@@ -474,7 +474,7 @@ class LocalMind(QObject):
             self.window.show_notice(store_dialogs.import_summary(result))
 
         self.tasks.start(
-            lambda _ctx: transfer.merge_json(self.store, transfer.read_file(Path(source)), source),
+            lambda _ctx: _import_with_own_connection(self.store.path, Path(source)),
             key=f"import:{source}",
             on_success=done,
             on_failure=lambda exc: self._task_failed(self.tr("Import failed."), exc),
@@ -696,6 +696,13 @@ def _install_crash_reporting() -> tuple[Any, Any, Any]:
     previous = crash.take_native_crash(data)  # the last run died in native code: offer its log once
     reporter = CrashReporter(parent_window=_QApplication.activeWindow)
     return reporter, crash.install(data, reporter.notify), previous
+
+
+def _import_with_own_connection(database: Path, source: Path) -> ImportResult:
+    """Import on a worker thread through a connection of its own: the window's store is never held by it, so the
+    window waits at most its short busy timeout for SQLite's lock, never for the whole import (issue 10.6)."""
+    with ConversationStore(database, recover_interrupted=False) as store:
+        return transfer.merge_json(store, transfer.read_file(source), str(source))
 
 
 def _open_store_for_window() -> ConversationStore | None:

@@ -138,3 +138,19 @@ def test_the_reply_placeholder_failing_leaves_no_lonely_message(qtbot: Any, laun
         ("user", "will it stay?"),
         ("assistant", "ok"),
     ]
+
+
+def test_regenerate_and_edit_on_a_full_disk_change_nothing_and_say_so(qtbot: Any, launch: Launch, disk: Disk) -> None:
+    mind = launch(engine=fake("Fine.", delay=0.0))
+    disk.attach(mind.store)
+    type_and_send(qtbot, mind, "question")
+    qtbot.waitUntil(lambda: not mind.session.generating and len(mind.session.messages) == 2, timeout=5000)
+    before = db_rows("SELECT id, role, content, status FROM messages ORDER BY position")
+    disk.fill(leave_bytes=0)
+    assert mind.session.regenerate() is False  # raised an unhandled StoreError out of the slot before
+    assert mind.window.banner.title.text() == "No answer was generated."
+    assert "nothing was changed" in mind.window.banner.detail.text()
+    user = mind.session.messages[0]
+    assert mind.session.edit_message(user.id, "edited") is False
+    assert db_rows("SELECT id, role, content, status FROM messages ORDER BY position") == before
+    disk.free()

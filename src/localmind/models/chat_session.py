@@ -23,7 +23,7 @@ from localmind.core.conversations import Conversation, Message, MessageStatus
 from localmind.core.store import ConversationStore, classify
 from localmind.engine.types import ChatMessage, FinishReason, LoadInfo, TurnFinished
 from localmind.errors import UserFacingError
-from localmind.models.reply_saver import ReplySaver, message_problem, open_problem
+from localmind.models.reply_saver import ReplySaver, change_problem, message_problem, open_problem
 from localmind.settings import Settings, generation_options
 from localmind.workers.inference import InferenceService
 
@@ -255,8 +255,14 @@ class ChatSession(QObject):
         users = [m for m in self.messages if m.role == "user"]
         if not users:
             return False
-        self.store.delete_messages_after(self.conversation.id, users[-1].position)
-        self._reload_messages()
+        try:
+            self.store.delete_messages_after(self.conversation.id, users[-1].position)
+            self._reload_messages()
+        except UserFacingError as exc:
+            self.error.emit(
+                self.tr("No answer was generated."), change_problem(classify(exc), self.store.path.parent, str(exc))
+            )
+            return False
         return self._start_turn(user_message=None)
 
     def edit_message(self, message_id: int, text: str) -> bool:
@@ -266,9 +272,16 @@ class ChatSession(QObject):
         target = next((m for m in self.messages if m.id == message_id and m.role == "user"), None)
         if target is None:
             return False
-        self.store.update_message(message_id, content=text)
-        self.store.delete_messages_after(self.conversation.id, target.position)
-        self._reload_messages()
+        try:
+            with self.store.transaction():  # the edit and dropping what followed it: both or neither
+                self.store.update_message(message_id, content=text)
+                self.store.delete_messages_after(self.conversation.id, target.position)
+            self._reload_messages()
+        except UserFacingError as exc:
+            self.error.emit(
+                self.tr("No answer was generated."), change_problem(classify(exc), self.store.path.parent, str(exc))
+            )
+            return False
         return self._start_turn(user_message=None)
 
     def stop(self) -> None:

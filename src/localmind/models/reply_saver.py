@@ -116,6 +116,30 @@ def message_problem(kind: str, folder: Path, error: str = "") -> str:
     )
 
 
+def change_problem(kind: str, folder: Path, error: str = "") -> str:
+    """Why a regenerate or an edit could not start (nothing was changed)."""
+    if kind == FULL:
+        return QCoreApplication.translate(
+            "StoreProblem",
+            "The disk that holds {folder} is full, so nothing was changed. Free some space, then try again.",
+        ).format(folder=folder)
+    if kind == BUSY:
+        return QCoreApplication.translate(
+            "StoreProblem",
+            "Another program is using your conversations right now, so nothing was changed. Try again in a moment.",
+        )
+    if kind == READ_ONLY:
+        return QCoreApplication.translate(
+            "StoreProblem", "Your conversations are open read-only, so nothing can be changed."
+        )
+    if kind == DAMAGED:
+        return QCoreApplication.translate(
+            "StoreProblem",
+            "The conversation database is damaged, so nothing was changed. Quit and start LocalMind again to recover it.",
+        )
+    return error
+
+
 def open_problem(kind: str) -> str:
     """What to do about a chat that cannot be read ("" when the store's own words fit better)."""
     if kind == DAMAGED:
