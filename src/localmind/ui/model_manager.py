@@ -59,6 +59,7 @@ from localmind.core.hub import (
     verify_model,
 )
 from localmind.models.plain_text import tooltip
+from localmind.ui.dialogs import ask_import_mode
 from localmind.ui.i18n import current_language
 from localmind.workers.download import FAILURE_AUTH, DownloadController, Failure
 
@@ -208,6 +209,7 @@ class ModelManagerPage(QWidget):
         self.machine = machine or machine_info()
         self.device = device
         self._confirm = confirm or self._confirm_dialog
+        self._ask_import_mode = ask_import_mode
         self._ask_token = ask_token or self._token_dialog
         self._open_folder = open_folder or (lambda path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))))
         self._settings = settings
@@ -710,11 +712,10 @@ class ModelManagerPage(QWidget):
     def _pick_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Import a model folder"))
         if folder:
-            copy = self._confirm(
-                self.tr("Copy the model into LocalMind's folder?"),
-                self.tr("Yes copies it (safe if the original moves); No uses it where it is."),
-            )
-            self.import_path(folder, copy=copy)
+            # The question with Cancel; Esc cancels (it used to mean "No" = import in place) (issue 9.8).
+            mode = self._ask_import_mode(self, folder)
+            if mode is not None:
+                self.import_path(folder, copy=mode == "copy")
 
     def _pick_zip(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a zipped model"), "", self.tr("Zip files (*.zip)"))
@@ -756,10 +757,17 @@ class ModelManagerPage(QWidget):
 
     # -- dialogs (replaced in tests) -------------------------------------------------------------------------------------
     def _confirm_dialog(self, title: str, detail: str) -> bool:
-        answer = QMessageBox.question(
-            self, title, detail, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "LocalMind",
+            title,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
         )
-        return answer == QMessageBox.StandardButton.Yes
+        box.setTextFormat(Qt.TextFormat.PlainText)  # names and paths: text, never HTML
+        box.setInformativeText(detail)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def _token_dialog(self) -> str | None:
         text, ok = QInputDialog.getText(
