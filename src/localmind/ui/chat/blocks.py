@@ -13,6 +13,10 @@ _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\
 # An unfinished line longer than this (a model writing one endless paragraph, or looping) is cut at a
 # sentence end and settled, so the still-growing tail, which is re-rendered per batch, stays short.
 LONG_LINE_CUT = 1000
+# Leading whitespace beyond this is dropped before anything else looks at a line: 2,000 nested list levels are 4 MB
+# of spaces, and every later step (fences, Markdown) costs per character (issue 10.8). No real code nests this deep.
+MAX_LEADING_WHITESPACE = 64
+_DEEP_INDENT = re.compile(rf"^([ \t]{{{MAX_LEADING_WHITESPACE}}})[ \t]+", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?;:。！？；…](?=\s)|[。！？；]")
 
 
@@ -62,6 +66,7 @@ def split_blocks(text: str) -> list[Block]:
     prose: list[str] = []
     code: list[str] = []
     opened: tuple[str, int, str] | None = None
+    text = _DEEP_INDENT.sub(r"\1", text)
     for line in text.split("\n"):
         if opened is None:
             opened = _fence_open(line)

@@ -8,6 +8,8 @@ so on. Images are never loaded: every image in the rendered document is replaced
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QCoreApplication, QObject, QUrl
 from PySide6.QtGui import (
     QFont,
@@ -33,6 +35,44 @@ SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto", "localmind-source"})
 
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15, 4: 1.05, 5: 1.0, 6: 1.0}
 
+# Bounds on the work one message may cause (issue 10.8): Qt's Markdown reader and layout cost grows with nesting,
+# and 2,000 nested lists froze the window for 9.5 s. Deeper nesting than this is flattened to this depth; the text
+# itself is all kept. Indentation is what nests lists, so leading spaces are capped as well.
+MAX_NESTING = 8
+MAX_INDENT = 4 * MAX_NESTING
+MAX_QUOTE_MARGIN_PX = 96  # a deep quote keeps the column readable (it rendered one letter wide)
+MAX_LIST_INDENT = 6
+# Qt's reader costs grow faster than linearly with list items (measured: 250 items 14 ms, 1,000 112 ms, 2,000
+# 716 ms): past these, a block is shown as plain text, which costs a few ms per thousand lines.
+MAX_LIST_ITEMS = 300
+MAX_MARKDOWN_LINES = 2000
+_LIST_ITEM = re.compile(r"^[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t]", re.MULTILINE)
+_CONTAINER = re.compile(r"[ \t]{0,3}(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$))[ \t]?")
+
+
+def bound_markdown(text: str) -> str:
+    """``text`` with block nesting (quotes, lists, indentation) flattened to :data:`MAX_NESTING` levels."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if not line or line[0] not in " \t>*-+0123456789":
+            continue
+        stripped = line.lstrip(" \t")
+        indent = line[: len(line) - len(stripped)].replace("\t", "    ")
+        if len(indent) > MAX_INDENT:
+            indent = indent[:MAX_INDENT]
+        position, depth, markers = 0, 0, []
+        while depth <= MAX_NESTING and (match := _CONTAINER.match(stripped, position)) and match.end() > position:
+            markers.append(match.group(0))
+            position = match.end()
+            depth += 1
+        if depth > MAX_NESTING:
+            # Skip every further marker without keeping it: only the first levels nest.
+            while (match := _CONTAINER.match(stripped, position)) and match.end() > position:
+                position = match.end()
+            stripped = "".join(markers[:MAX_NESTING]) + stripped[position:]
+        lines[n] = indent + stripped
+    return "\n".join(lines)
+
 
 def is_safe_link(url: QUrl) -> bool:
     return url.isValid() and url.scheme().lower() in SAFE_LINK_SCHEMES
@@ -53,9 +93,22 @@ class SafeDocument(QTextDocument):
         return None
 
 
+def too_costly_for_markdown(text: str) -> bool:
+    """Whether rendering ``text`` as Markdown could hold the window too long (see :data:`MAX_LIST_ITEMS`)."""
+    if text.count("\n") > MAX_MARKDOWN_LINES:
+        return True
+    return any(n >= MAX_LIST_ITEMS for n, _ in enumerate(_LIST_ITEM.finditer(text)))
+
+
 def render_markdown(doc: QTextDocument, text: str, theme: ChatTheme) -> None:
-    """Replace ``doc``'s content by ``text`` rendered as safe, theme-coloured Markdown."""
-    doc.setMarkdown(text, MARKDOWN_FEATURES)
+    """Replace ``doc``'s content by ``text`` rendered as safe, theme-coloured Markdown.
+
+    Nesting is flattened to :data:`MAX_NESTING` levels; a block too big for the reader is shown as plain text.
+    """
+    if too_costly_for_markdown(text):
+        doc.setPlainText(bound_markdown(text))  # indentation capped here too: 2,000 levels were 4 MB of spaces
+        return
+    doc.setMarkdown(bound_markdown(text), MARKDOWN_FEATURES)
     cursor = QTextCursor(doc)
     # One edit block: the layout runs once at the end instead of after every format change
     # (per change it re-laid out whole tables, quadratic in their size).
@@ -84,6 +137,13 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
         level = fmt.headingLevel()
         in_list = block.textList() is not None
         quote = fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel)
+        if quote and fmt.leftMargin() > MAX_QUOTE_MARGIN_PX:
+            new_fmt.setLeftMargin(MAX_QUOTE_MARGIN_PX)
+        text_list = block.textList()
+        if text_list is not None and text_list.format().indent() > MAX_LIST_INDENT:
+            list_format = text_list.format()
+            list_format.setIndent(MAX_LIST_INDENT)
+            text_list.setFormat(list_format)
         if not in_list and fmt.marker() != QTextBlockFormat.MarkerType.NoMarker:
             # Qt carries a task-list marker over to the next paragraph; it must not show there.
             new_fmt.setMarker(QTextBlockFormat.MarkerType.NoMarker)

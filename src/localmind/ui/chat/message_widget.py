@@ -33,6 +33,9 @@ TAIL_RENDER_LIMIT = 1500
 # make the conversation sluggish); copy and edit always use the whole text.
 USER_PREVIEW_CHARS = 3000
 USER_PREVIEW_LINES = 40
+# An answer longer than this shows its beginning and "Show more": opening a chat never lays out more than this
+# (an imported 2,000-level list held the window for seconds; issue 10.8). A normal long answer is ~300 lines.
+ANSWER_PREVIEW_LINES = 600
 _BUBBLE_WIDTH_RATIO = 0.8
 # After a tail render that took t seconds, the next one waits at least this many times t (the latest
 # text is rendered by a timer): a big growing table then costs at most about 1/7 of the main thread.
@@ -223,11 +226,16 @@ class MessageWidget(QWidget):
                     content = split.answer
                 else:
                     self._thinking.clear()
+            long_answer = content.count("\n") >= ANSWER_PREVIEW_LINES
+            if long_answer and not self._expanded:
+                content = "\n".join(content.split("\n", ANSWER_PREVIEW_LINES)[:ANSWER_PREVIEW_LINES]) + "\n\n…"
             for block in split_blocks(content):
                 if isinstance(block, CodeBlock):
                     self._add_code_block(block.language).set_code(block.code)
                 else:
                     self._add_prose_view().set_markdown(block.text)
+            if long_answer:
+                self._add_more_button()
         self._update_chrome()
 
     def begin_stream(self) -> None:
@@ -366,16 +374,19 @@ class MessageWidget(QWidget):
         view.set_plain(preview)
         self._user_ideal_width = view.ideal_width()
         if long_text:
-            more = QToolButton(self)
-            more.setAutoRaise(True)
-            more.setText(self.tr("Show less") if self._expanded else self.tr("Show more"))
-            more.setAccessibleName(more.text())
-            more.setCursor(Qt.CursorShape.PointingHandCursor)
-            more.clicked.connect(self._toggle_expanded)
-            self._body.addWidget(more, 0, Qt.AlignmentFlag.AlignLeft)
-            self._segments.append(more)
-            self._more = more
+            self._add_more_button()
         self._fit_bubble()
+
+    def _add_more_button(self) -> None:
+        more = QToolButton(self)
+        more.setAutoRaise(True)
+        more.setText(self.tr("Show less") if self._expanded else self.tr("Show more"))
+        more.setAccessibleName(more.text())
+        more.setCursor(Qt.CursorShape.PointingHandCursor)
+        more.clicked.connect(self._toggle_expanded)
+        self._body.addWidget(more, 0, Qt.AlignmentFlag.AlignLeft)
+        self._segments.append(more)
+        self._more = more
 
     def _toggle_expanded(self) -> None:
         self._expanded = not self._expanded
