@@ -25,15 +25,16 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from PySide6.QtWidgets import QApplication, QBoxLayout, QFileDialog, QWidget
 
 from localmind import APP_NAME, __version__, paths
-from localmind.core import transfer
+from localmind.core import secrets, transfer
 from localmind.core.conversations import Conversation, ImportResult, Message
 from localmind.core.store import ConversationStore
 from localmind.engine import winml
 from localmind.engine.types import (
     ChatEngine,
+    GenerationOptions,
     LoadInfo,
     LoadOptions,
     TurnStats,
@@ -50,9 +51,11 @@ from localmind.ui.chat.thinking import ThinkingSwitch
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
 from localmind.ui.plain import plain_labels
+from localmind.ui.server_settings import API_KEY_NAME, ApiStatusLabel
 from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
 from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
+from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
 from localmind.workers.tasks import TaskRunner
 
@@ -131,6 +134,7 @@ class LocalMind(QObject):
             model_manager_factory=self._model_manager_factory(),
         )
         self.settings_dialog: SettingsDialog | None = None
+        self._setup_api_server()
         self._model_dir: str | None = None
         # The model that worked before a load began: kept in use if the new one fails (issue 9.3).
         self._working_model: LoadInfo | None = None
@@ -522,7 +526,13 @@ class LocalMind(QObject):
         theme_changed, language_changed = current.theme != new.theme, current.language != new.language
         for name in ("theme", "language", "device", "context_budget", "threads", "generation"):
             setattr(current, name, getattr(new, name))
+        server_fields = ("api_server", "api_server_port", "api_server_lan", "remote_models", "remote_url")
+        server_changed = any(getattr(current, n) != getattr(new, n) for n in server_fields)
+        for name in server_fields:
+            setattr(current, name, getattr(new, name))
         self._save_settings()
+        if server_changed or current.api_server:  # a new key is in the keyring: restart to use it
+            self._apply_api_server()
         self.session.set_chat_settings(result.system_prompt, result.chat_settings)
         if theme_changed:
             self.theme.apply(current.theme)
@@ -532,6 +542,39 @@ class LocalMind(QObject):
             self.translations.apply(current.language)
         if reload_model and self._model_dir and self.session.model is not None and not self.session.generating:
             self.load_model(self._model_dir)
+
+    def _setup_api_server(self) -> None:
+        """The local API server (off by default): the window's engine, shared turn by turn (workers/api_server.py)."""
+        self.api_server = AppApiServer(self.service, self)
+        self.api_status = ApiStatusLabel()
+        status_row = self.window.status.layout()
+        assert isinstance(status_row, QBoxLayout)
+        status_row.insertWidget(status_row.count() - 3, self.api_status)  # before the stretch and the gauge
+        self.api_server.busy_changed.connect(self.api_status.set_busy)
+        self._apply_api_server()
+
+    def _apply_api_server(self) -> None:
+        """Start, restart or stop the local API server to match the settings."""
+        s = self.settings
+        if not s.api_server:
+            self.api_server.stop()
+            self.api_status.set_url(None)
+            return
+        g = s.generation
+        self.api_server.defaults = GenerationOptions(
+            temperature=g.temperature,
+            top_p=g.top_p,
+            top_k=g.top_k,
+            repetition_penalty=g.repetition_penalty,
+            max_new_tokens=g.max_new_tokens,
+        )
+        try:
+            url = self.api_server.start(s.api_server_port, secrets.get_token(API_KEY_NAME), s.api_server_lan)
+        except UserFacingError as exc:
+            self.api_status.set_url(None)
+            self.window.show_error(self.tr("The local API server could not start."), str(exc))
+            return
+        self.api_status.set_url(url)
 
     def _save_settings(self) -> None:
         try:
@@ -551,6 +594,7 @@ class LocalMind(QObject):
         store_dialogs.save_or_rescue(self.session.saver)  # an answer a full disk kept out is asked about, not dropped
         # Every background task stops together, against one deadline; downloads pause and resume at the next start.
         self.tasks.shutdown()
+        self.api_server.stop()
         self.service.shutdown()
         self.documents.shutdown()
         if self.owns_data_folder:

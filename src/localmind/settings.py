@@ -78,6 +78,13 @@ class Settings:
     last_model: str | None = None
     # Windows ML may offer a GPU/NPU provider that must be downloaded from Microsoft first: only if the user says so.
     accelerator_downloads: bool = False
+    # The local API server (Settings → Server): off by default; its key lives in the keyring, never here.
+    api_server: bool = False
+    api_server_port: int = 8000
+    api_server_lan: bool = False  # "allow other devices on my network": needs a key
+    # Remote models (an OpenAI-compatible server elsewhere): off by default; its key lives in the keyring.
+    remote_models: bool = False
+    remote_url: str | None = None
     generation: GenerationDefaults = field(default_factory=GenerationDefaults)
     # Keys from a newer LocalMind, written back as they were.
     unknown: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -114,6 +121,11 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "threads": _optional(_int_in(*THREADS_RANGE)),
     "last_model": _optional(lambda value: isinstance(value, str) and value != ""),
     "accelerator_downloads": lambda value: isinstance(value, bool),
+    "api_server": lambda value: isinstance(value, bool),
+    "api_server_port": _int_in(1, 65535),
+    "api_server_lan": lambda value: isinstance(value, bool),
+    "remote_models": lambda value: isinstance(value, bool),
+    "remote_url": _optional(lambda value: isinstance(value, str) and value.startswith(("http://", "https://"))),
 }
 
 

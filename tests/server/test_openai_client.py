@@ -205,3 +205,12 @@ def test_one_log_line_per_request(tiny_server: Server, client: openai.OpenAI) ->
     lines = text.splitlines()[before:]
     assert len(lines) == 2, lines
     assert '"POST /v1/chat/completions" 200' in lines[0] and "completion" in lines[0] and "stop" in lines[0]
+
+
+def test_min_tokens_extension_and_server_timings(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(
+        model="tiny", messages=[{"role": "user", "content": "hi"}], max_tokens=30, extra_body={"min_tokens": 30}
+    )
+    assert reply.usage is not None and reply.usage.completion_tokens == 30
+    timings = (reply.model_extra or {})["timings"]
+    assert set(timings) == {"queued_ms", "ttft_ms", "engine_ms"} and timings["engine_ms"] >= timings["ttft_ms"] > 0

@@ -125,6 +125,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> Res
             "model": served.id,
             "choices": [],
             "usage": turn.outcome.usage(),
+            "timings": turn.outcome.timings(turn.job),
         }
 
     response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
@@ -146,6 +147,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> Res
                 }
             ],
             "usage": turn.outcome.usage(),
+            "timings": turn.outcome.timings(turn.job),
         }
     )
 
@@ -185,6 +187,7 @@ async def completions(body: CompletionRequest, request: Request) -> Response:
             "model": served.id,
             "choices": [],
             "usage": turn.outcome.usage(),
+            "timings": turn.outcome.timings(turn.job),
         }
 
     response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
@@ -201,5 +204,6 @@ async def completions(body: CompletionRequest, request: Request) -> Response:
                 {"index": 0, "text": prefix + turn.text, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
             ],
             "usage": turn.outcome.usage(),
+            "timings": turn.outcome.timings(turn.job),
         }
     )

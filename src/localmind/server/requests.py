@@ -104,7 +104,7 @@ def generation_options(ctx: ServerContext, body: SamplingFields, max_tokens: int
         top_p=defaults.top_p if body.top_p is None else body.top_p,
         max_new_tokens=max_tokens or defaults.max_new_tokens,
         seed=body.seed,
-        min_new_tokens=0,
+        min_new_tokens=min(body.min_tokens or 0, max_tokens or defaults.max_new_tokens),
     )
 
 

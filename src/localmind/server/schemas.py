@@ -43,6 +43,8 @@ class SamplingFields(_Lenient):
     presence_penalty: float | None = None
     logprobs: bool | None = None
     user: str | None = None
+    # Extension (vLLM has the same): no end of turn before this many tokens. Benchmarks use it for fixed lengths.
+    min_tokens: int | None = Field(default=None, ge=0)
 
 
 class ChatCompletionRequest(SamplingFields):

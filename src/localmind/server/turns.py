@@ -44,6 +44,15 @@ class Outcome:
             "prompt_tokens_details": {"cached_tokens": s.reused_tokens},
         }
 
+    def timings(self, job: Job) -> dict[str, float]:
+        """Server-side times in ms (llama.cpp's server has a "timings" object too): where a request's time went."""
+        queued = ((job.started_at or job.queued_at) - job.queued_at) * 1000
+        return {
+            "queued_ms": round(queued, 2),
+            "ttft_ms": round(self.stats.time_to_first_token_s * 1000, 2),
+            "engine_ms": round(self.stats.total_s * 1000, 2),
+        }
+
 
 def engine_error(exc: BaseException) -> APIError:
     if isinstance(exc, APIError):

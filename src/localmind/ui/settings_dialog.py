@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -40,6 +40,7 @@ from localmind.settings import (
 )
 from localmind.ui import theme
 from localmind.ui.plain import plain_labels
+from localmind.ui.server_settings import ServerSettingsTab
 
 PRESET_ORDER = ("precise", "balanced", "creative")
 
@@ -101,6 +102,8 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._build_chat_tab(), "")
         self.tabs.addTab(self._build_app_tab(), "")
+        self.server_tab = ServerSettingsTab(self._app)  # Settings → Server (ui/server_settings.py)
+        self.tabs.addTab(self.server_tab, "")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -347,9 +350,13 @@ class SettingsDialog(QDialog):
         app.device = self.device_combo.currentData()
         app.context_budget = self.context_budget.value()
         app.threads = self.threads.value() or None
+        self.server_tab.apply(app)
         return SettingsResult(app, self.system_prompt.toPlainText(), self.chat_settings())
 
     def accept(self) -> None:
+        if self.server_tab.problem():
+            self.tabs.setCurrentWidget(self.server_tab)  # its message says what to fix
+            return
         self.applied.emit(self.result_values())
         super().accept()
 
@@ -362,6 +369,9 @@ class SettingsDialog(QDialog):
         self.cancel_button.setText(self.tr("Cancel"))
         self.tabs.setTabText(self.CHAT_TAB, self.tr("This chat"))
         self.tabs.setTabText(self.APP_TAB, self.tr("App"))
+        self.tabs.setTabText(
+            self.tabs.indexOf(self.server_tab), QCoreApplication.translate("ServerSettingsTab", "Server")
+        )
         self.chat_scope.setText(
             self.tr("These settings apply to this chat only.")
             if self._has_conversation

@@ -42,11 +42,16 @@ class InferenceWorker(QObject):
     failed = Signal(int, str)  # request id, message
     token_count_ready = Signal(int, int)  # request id, tokens
 
-    def __init__(self, engine: ChatEngine, cancelled: set[int], lock: threading.Lock) -> None:
+    def __init__(
+        self, engine: ChatEngine, cancelled: set[int], lock: threading.Lock, engine_lock: threading.Lock | None = None
+    ) -> None:
         super().__init__()
         self.engine = engine
         self._cancelled = cancelled
         self._lock = lock
+        # Held for every engine call: the app's API server uses the same engine between the window's turns.
+        self._engine_lock = engine_lock or threading.Lock()
+        self.running_request: int | None = None  # the window's turn that is on the engine right now
 
     def _is_cancelled(self, request_id: int) -> bool:
         with self._lock:
@@ -55,7 +60,8 @@ class InferenceWorker(QObject):
     @Slot(str, object)
     def load(self, model_dir: str, options: LoadOptions) -> None:
         try:
-            info = self.engine.load(model_dir, options)
+            with self._engine_lock:
+                info = self.engine.load(model_dir, options)
         except UserFacingError as exc:
             self.load_failed.emit(str(exc))
         except Exception as exc:  # never let a bad model take the worker down
@@ -66,13 +72,24 @@ class InferenceWorker(QObject):
     @Slot(int, object)
     def count_tokens(self, request_id: int, messages: list[ChatMessage]) -> None:
         try:
-            count = self.engine.count_tokens(messages)
+            with self._engine_lock:
+                count = self.engine.count_tokens(messages)
         except Exception:
             return
         self.token_count_ready.emit(request_id, count)
 
     @Slot(int, object, object)
     def generate(self, request_id: int, messages: list[ChatMessage], options: GenerationOptions) -> None:
+        with self._engine_lock:
+            with self._lock:
+                self.running_request = request_id
+            try:
+                self._generate(request_id, messages, options)
+            finally:
+                with self._lock:
+                    self.running_request = None
+
+    def _generate(self, request_id: int, messages: list[ChatMessage], options: GenerationOptions) -> None:
         if self._is_cancelled(request_id):
             self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
             return
@@ -143,7 +160,8 @@ class InferenceService(QObject):
         self.loading = False
         self._thread = QThread()
         self._thread.setObjectName("localmind-inference")
-        self._worker = InferenceWorker(self.engine, self._cancelled, self._lock)
+        self.engine_lock = threading.Lock()  # see InferenceWorker; the API server takes it between turns
+        self._worker = InferenceWorker(self.engine, self._cancelled, self._lock, self.engine_lock)
         self._worker.moveToThread(self._thread)
         self._load_requested.connect(self._worker.load)
         self._generate_requested.connect(self._worker.generate)
@@ -189,7 +207,9 @@ class InferenceService(QObject):
             return
         with self._lock:
             self._cancelled.add(request_id)
-        self.engine.cancel()
+            running = self._worker.running_request == request_id
+        if running:  # else the turn is still waiting (maybe behind an API request, which must not be stopped)
+            self.engine.cancel()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
         self.cancel()

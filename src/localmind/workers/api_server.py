@@ -1,0 +1,116 @@
+"""The app's local API server: the model the window has loaded, shared with API clients turn by turn.
+
+One engine, one KV cache: an API request waits until the window's turn is over and the other way round (both
+take ``InferenceService.engine_lock`` for every engine call). The window's Stop stops only the window's turn
+(the service cancels the engine only while its own turn is on it); an API request stops when its client hangs up.
+The server runs in a thread of its own (uvicorn's event loop); the engine itself is the child process the
+window already uses, so nothing here holds the GIL for long.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from localmind.engine.types import ChatEngine, GenerationOptions
+from localmind.errors import UserFacingError
+from localmind.workers.inference import InferenceService
+
+API_KEY_NAME = "api-server-key"  # in the keyring (core/secrets.py)
+
+
+class AppApiServer(QObject):
+    """Signals: busy_changed(bool) — an API request is on the engine; running_changed(bool)."""
+
+    busy_changed = Signal(bool)
+    running_changed = Signal(bool)
+
+    def __init__(self, service: InferenceService, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._scheduler: Any = None
+        self.url: str | None = None
+        self.defaults = GenerationOptions()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @contextlib.contextmanager
+    def _lease(self) -> Iterator[ChatEngine]:
+        with self._service.engine_lock:
+            self.busy_changed.emit(True)
+            try:
+                yield self._service.engine
+            finally:
+                self.busy_changed.emit(False)
+
+    def _served(self) -> Any:
+        from localmind.server.context import ServedModel
+
+        info = self._service.info
+        if info is None or self._service.loading:
+            return None
+        return ServedModel(id=Path(info.model_dir).name, name=info.model_name, context_budget=info.context_budget)
+
+    def start(self, port: int, api_key: str | None, allow_lan: bool) -> str:
+        """Start serving; returns the address. Raises UserFacingError if it cannot."""
+        self.stop()
+        if allow_lan and not api_key:
+            raise UserFacingError(
+                "Other devices may use the API only with a key.", hint="Set an API key, or turn off network access."
+            )
+        import uvicorn
+
+        from localmind.server.app import create_app
+        from localmind.server.context import LOOPBACK_HOSTS, ServerConfig
+        from localmind.server.scheduler import Scheduler
+
+        host = "0.0.0.0" if allow_lan else "127.0.0.1"
+        self._scheduler = Scheduler(self._lease)
+        config = ServerConfig(
+            api_key=api_key or None, allowed_hosts=() if allow_lan else LOOPBACK_HOSTS, defaults=self.defaults
+        )
+        app = create_app(self._scheduler, self._served, config)
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                app, host=host, port=port, access_log=False, log_level="warning", timeout_graceful_shutdown=2
+            )
+        )
+        self._thread = threading.Thread(target=self._server.run, name="localmind-api-server", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not self._server.started:
+            self.stop()
+            raise UserFacingError(
+                f"The API server could not listen on port {port}.",
+                hint="Another program may be using it: pick another port in Settings.",
+            )
+        self.url = f"http://{'127.0.0.1' if not allow_lan else host}:{port}/v1"
+        self.running_changed.emit(True)
+        return self.url
+
+    def stop(self) -> None:
+        was_running = self.running
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._scheduler is not None:
+            self._scheduler.close(timeout=5)
+            self._scheduler = None
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        self._server = None
+        self.url = None
+        if was_running:
+            self.running_changed.emit(False)

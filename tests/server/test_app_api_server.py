@@ -1,0 +1,155 @@
+"""The app's local API server: the window's model shared with API clients, turn by turn (workers/api_server.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2 as httpx
+import keyring
+import pytest
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+
+from localmind import paths
+from tests.helpers.app_window import Launch, greedy_settings, launch_fixture, stored, type_and_send
+from tests.helpers.memory_keyring import MemoryKeyring
+from tests.server.serving import free_port
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+
+@pytest.fixture
+def launch(qtbot: Any, tiny_model: Path) -> Iterator[Launch]:
+    yield from launch_fixture(qtbot, tiny_model)
+
+
+class GapMeter:
+    """The longest the GUI thread went without running a 10 ms timer (a frozen window shows as a long gap)."""
+
+    def __init__(self) -> None:
+        self.clock = QElapsedTimer()
+        self.clock.start()
+        self.last = 0
+        self.longest = 0
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = self.clock.elapsed()
+        self.longest = max(self.longest, now - self.last)
+        self.last = now
+
+
+def api_stream(url: str, tokens: int, out: dict[str, Any]) -> None:
+    body = {
+        "model": "slow",
+        "messages": [{"role": "user", "content": "from the API"}],
+        "max_tokens": tokens,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    pieces = 0
+    with httpx.stream("POST", url + "/v1/chat/completions", json=body, timeout=60) as r:
+        out["status"] = r.status_code
+        for line in r.iter_lines():
+            if line.startswith("data: {"):
+                chunk = json.loads(line[6:])
+                if chunk.get("usage"):
+                    out["usage"], out["timings"] = chunk["usage"], chunk["timings"]
+                for choice in chunk.get("choices") or []:
+                    out.setdefault("finish", choice.get("finish_reason"))
+                    if choice.get("finish_reason"):
+                        out["finish"] = choice["finish_reason"]
+                    pieces += bool(choice["delta"].get("content"))
+    out["pieces"] = pieces
+
+
+def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
+    qtbot: Any, launch: Launch, slow_model: Path
+) -> None:
+    settings = greedy_settings()
+    settings.generation.max_new_tokens = 25
+    settings.api_server, settings.api_server_port = True, free_port()
+    mind = launch(slow_model, settings=settings)
+    assert mind.api_server.running and mind.api_status.isVisible() and mind.api_status.text() == "API on"
+    url = mind.api_server.url.removesuffix("/v1")  # type: ignore[union-attr]
+    meter = GapMeter()
+
+    # 1. An API request is running: the window says so; a window message waits for it; Stop in the window stops
+    #    only the window's own (waiting) turn.
+    api: dict[str, Any] = {}
+    thread = threading.Thread(target=api_stream, args=(url, 40, api))
+    thread.start()
+    qtbot.waitUntil(lambda: mind.api_status.text() == "API: answering a request…", timeout=10000)
+    type_and_send(qtbot, mind, "from the window")
+    qtbot.wait(300)
+    assert mind.session.generating
+    qtbot.keyClick(mind.window.composer.input, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not mind.session.generating, timeout=10000)
+    thread.join(60)
+    assert api["status"] == 200 and api["finish"] == "length" and api["usage"]["completion_tokens"] == 40
+    qtbot.waitUntil(lambda: mind.api_status.text() == "API on", timeout=5000)
+
+    # 2. The window's turn is running: an API request waits for it, then runs; both complete.
+    type_and_send(qtbot, mind, "window again")
+    qtbot.waitUntil(lambda: mind.session.generating, timeout=5000)
+    api2: dict[str, Any] = {}
+    thread = threading.Thread(target=api_stream, args=(url, 10, api2))
+    thread.start()
+    qtbot.waitUntil(lambda: not mind.session.generating, timeout=30000)
+    thread.join(60)
+    assert api2["usage"]["completion_tokens"] == 10 and api2["timings"]["queued_ms"] > 100  # it waited its turn
+    messages = stored(mind)
+    assert messages[-2][:2] == ("user", "window again") and messages[-1][2] == "complete"
+    assert len(messages[-1][1]) == 25  # the slow model writes one letter per token: the whole reply
+    # The window kept painting throughout (a freeze would be a gap as long as a whole turn).
+    assert meter.longest < 1000, meter.longest
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_settings_turn_the_server_on_and_off_and_lan_needs_a_key(
+    qtbot: Any, launch: Launch, memory_keyring: MemoryKeyring
+) -> None:
+    mind = launch()
+    assert not mind.api_server.running and not mind.api_status.isVisible()
+    dialog = mind.open_settings()
+    tab = dialog.server_tab
+    dialog.tabs.setCurrentWidget(tab)
+    port = free_port()
+    qtbot.mouseClick(tab.server_enabled, Qt.MouseButton.LeftButton)
+    tab.port.setValue(port)
+    qtbot.mouseClick(tab.lan, Qt.MouseButton.LeftButton)
+    assert "API key" in tab.server_error.text()
+    dialog.accept()  # refused: it stays open on the Server tab with the reason
+    assert dialog.isVisible() and dialog.tabs.currentWidget() is tab and not mind.api_server.running
+    qtbot.mouseClick(tab.lan, Qt.MouseButton.LeftButton)
+    tab.api_key.setFocus()
+    qtbot.keyClicks(tab.api_key, "sekrit")
+    dialog.accept()
+    qtbot.waitUntil(lambda: mind.api_server.running, timeout=10000)
+    assert mind.settings.api_server and mind.settings.api_server_port == port
+    r = httpx.get(f"http://127.0.0.1:{port}/v1/models", headers={"Authorization": "Bearer sekrit"})
+    assert r.status_code == 200 and r.json()["data"][0]["id"] == "tiny"
+    assert httpx.get(f"http://127.0.0.1:{port}/v1/models").status_code == 401
+    # The key went to the keyring, not to the settings file.
+    assert memory_keyring.store[("LocalMind", "api-server-key")] == "sekrit"
+    assert "sekrit" not in paths.settings_path().read_text(encoding="utf-8")
+    dialog = mind.open_settings()
+    qtbot.mouseClick(dialog.server_tab.server_enabled, Qt.MouseButton.LeftButton)
+    dialog.accept()
+    assert not mind.api_server.running
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
