@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
 import statistics
 import subprocess
@@ -35,7 +34,7 @@ from localmind.engine.devices import physical_cores
 from localmind.engine.local import LocalEngine
 from localmind.engine.types import ChatMessage, LoadOptions, TextDelta, TurnFinished
 
-MODEL_ID = "bench"
+MODEL_ID = ""  # set by start_server
 
 
 def free_port() -> int:
@@ -45,11 +44,9 @@ def free_port() -> int:
 
 
 def start_server(model: str, threads: int, budget: int, max_queue: int = 16) -> tuple[subprocess.Popen[bytes], str]:
+    global MODEL_ID
     port = free_port()
-    link = Path(os.environ.get("TMPDIR", "/tmp")) / f"localmind-bench-{os.getpid()}" / MODEL_ID
-    link.parent.mkdir(parents=True, exist_ok=True)
-    if not link.exists():
-        link.symlink_to(Path(model).resolve())  # the served id is the folder's name
+    MODEL_ID = Path(model).resolve().name  # the served id is the folder's name
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -57,7 +54,7 @@ def start_server(model: str, threads: int, budget: int, max_queue: int = 16) -> 
             "localmind",
             "serve",
             "--model",
-            str(link),
+            model,
             "--port",
             str(port),
             "--threads",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -180,3 +181,6 @@ def test_serve_is_headless(tiny_model: Path, tmp_path: Path) -> None:
     log = server.log()
     assert "uvicorn" in log and "localmind.server.app" in log  # the import list is there...
     assert "PySide6" not in log and "shiboken" not in log  # ...and has no Qt in it
+    for module in ("pypdf", "docx", "tokenizers"):  # nor the documents feature's (the image leaves them out)
+        assert not re.search(rf"\|\s+{module}(\.\S+)?$", log, re.M), module
+    assert re.search(r"\|\s+uvicorn(\.\S+)?$", log, re.M)  # the pattern does match an imported module
