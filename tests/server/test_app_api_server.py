@@ -91,7 +91,7 @@ def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
     assert mind.session.generating
     qtbot.keyClick(mind.window.composer.input, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not mind.session.generating, timeout=10000)
-    thread.join(60)
+    qtbot.waitUntil(lambda: not thread.is_alive(), timeout=60000)  # the GUI thread keeps running meanwhile
     assert api["status"] == 200 and api["finish"] == "length" and api["usage"]["completion_tokens"] == 40
     qtbot.waitUntil(lambda: mind.api_status.text() == "API on", timeout=5000)
 
@@ -102,7 +102,7 @@ def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
     thread = threading.Thread(target=api_stream, args=(url, 10, api2))
     thread.start()
     qtbot.waitUntil(lambda: not mind.session.generating, timeout=30000)
-    thread.join(60)
+    qtbot.waitUntil(lambda: not thread.is_alive(), timeout=60000)  # the GUI thread keeps running meanwhile
     assert api2["usage"]["completion_tokens"] == 10 and api2["timings"]["queued_ms"] > 100  # it waited its turn
     messages = stored(mind)
     assert messages[-2][:2] == ("user", "window again") and messages[-1][2] == "complete"

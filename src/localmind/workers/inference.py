@@ -208,8 +208,14 @@ class InferenceService(QObject):
         with self._lock:
             self._cancelled.add(request_id)
             running = self._worker.running_request == request_id
-        if running:  # else the turn is still waiting (maybe behind an API request, which must not be stopped)
+        if running:
             self.engine.cancel()
+        elif request_id == self.active_request:
+            # Still waiting for the engine (the app's API server has it, which must not be stopped): the window's
+            # turn ends now; the worker skips it when its turn comes, and _end drops that late report.
+            self.active_request = None
+            self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
+            self.busy_changed.emit(self.busy)
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
         self.cancel()
