@@ -141,7 +141,12 @@ class LocalMind(QObject):
         self._restoring = False
         from localmind.ui.documents_wiring import DocumentsFeature
 
-        self.documents = DocumentsFeature(self)  # the Documents place, "Use my documents", indexing (issue 13)
+        self.documents: DocumentsFeature | None = None
+        try:
+            self.documents = DocumentsFeature(self)  # the Documents place, "Use my documents", indexing (issue 13)
+        except UserFacingError as exc:
+            # A full or read-only disk (issue 10.3) must not stop the chats from opening; documents wait for space.
+            log.warning("Documents are unavailable: %s", exc)
         plain_labels(self.window)  # the pages features added too: file names and paths are text, never HTML
         # Shown under the message box while a reasoning model with a thinking switch (Qwen3) is loaded.
         self.thinking_switch = ThinkingSwitch(self.session, self.service)
@@ -596,7 +601,8 @@ class LocalMind(QObject):
         self.tasks.shutdown()
         self.api_server.stop()
         self.service.shutdown()
-        self.documents.shutdown()
+        if self.documents is not None:
+            self.documents.shutdown()
         if self.owns_data_folder:
             try:
                 self.store.purge_deleted(TRASH_KEEP_S)

@@ -74,3 +74,26 @@ def test_restore_from_backup_in_the_window(qtbot: Any, launch: Launch, monkeypat
     assert safety.conversation_count() == 2
     send_and_wait(qtbot, mind, "still works")
     assert len(mind.store.list_conversations()) == 2
+
+
+def test_an_update_backs_up_before_its_migrations_run(data_dir: Path, qapp: Any) -> None:
+    import sqlite3
+
+    from localmind import paths
+    from localmind.core.store import MIGRATIONS
+
+    # A database as the first release left it (schema 1), with one chat.
+    db = sqlite3.connect(paths.database_path())
+    MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'old', 1, 1)")
+    db.commit()
+    db.close()
+    store = store_dialogs.open_store(lambda *_: store_dialogs.QUIT)
+    assert store is not None
+    [made] = backup.list_backups(store)
+    assert made.reason == "upgrade"
+    copy = sqlite3.connect(made.path)
+    assert copy.execute("PRAGMA user_version").fetchone()[0] == 1  # taken before the migration
+    copy.close()
+    store.close()

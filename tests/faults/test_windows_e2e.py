@@ -152,3 +152,37 @@ def test_disk_full_while_the_real_engine_streams(
         rows = db.execute("SELECT role, content, status FROM messages ORDER BY position").fetchall()
         db.close()
     assert rows == [("user", question, "complete"), ("assistant", expected, "complete")]
+
+
+@pytest.mark.skipif(not helpers.can_mount(), reason="needs root to mount a small tmpfs")
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_read_only_disk_opens_read_only_with_a_banner(
+    x: xdisplay.Display, data_dir: Path, tmp_path: Path, language: str
+) -> None:
+    with helpers.small_disk(data_dir):
+        with ConversationStore() as store:
+            transfer.import_json(store, json.dumps(helpers.export_data(5)))
+        (data_dir / "settings.json").write_text(json.dumps({"language": language, "theme": "light"}), encoding="utf-8")
+        helpers.remount(data_dir, "ro")
+        try:
+            app = subprocess.Popen(
+                [sys.executable, "-m", "localmind", "--data-dir", str(data_dir)],
+                env={**x.env, "LANG": LANGUAGES[language]},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                dialog = x.wait_window("^LocalMind$")
+                x.screenshot(dialog, shots(tmp_path) / f"store-startup-read-only-{language}.png")
+                x.key(dialog, "Return")  # the default: Open read-only
+                time.sleep(3)
+                main = x.wait_window("LocalMind")
+                x.screenshot(main, shots(tmp_path) / f"store-read-only-banner-{language}.png")
+                x.key(main, "alt+F4")
+            finally:
+                rc, err = finish(app)
+            assert rc == 0, err
+            assert "Traceback" not in err
+        finally:
+            helpers.remount(data_dir, "rw")

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from localmind import __version__
-from localmind.core.store import ConversationStore, StoreError, explain
+from localmind.core.store import SCHEMA_VERSION, ConversationStore, StoreError, explain
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,18 @@ class Backup:
             return None
 
 
-def folder(store: ConversationStore) -> Path:
-    return store.path.parent / FOLDER_NAME
+Source = ConversationStore | Path  # an open store, or the database file itself (before it is opened)
 
 
-def list_backups(store: ConversationStore) -> list[Backup]:
+def _db_path(source: Source) -> Path:
+    return source.path if isinstance(source, ConversationStore) else Path(source)
+
+
+def folder(source: Source) -> Path:
+    return _db_path(source).parent / FOLDER_NAME
+
+
+def list_backups(store: Source) -> list[Backup]:
     """Newest first."""
     found = []
     with contextlib.suppress(OSError):
@@ -66,7 +73,7 @@ def list_backups(store: ConversationStore) -> list[Backup]:
     return sorted(found, key=lambda b: (b.created, b.path.name), reverse=True)
 
 
-def due(store: ConversationStore, version: str = __version__, now: datetime | None = None) -> str | None:
+def due(store: Source, version: str = __version__, now: datetime | None = None) -> str | None:
     """ "upgrade" if the newest backup was made by another version, "daily" if none was made today, else None."""
     regular = [b for b in list_backups(store) if b.reason != "before-restore"]
     if not regular:
@@ -79,7 +86,7 @@ def due(store: ConversationStore, version: str = __version__, now: datetime | No
     return None
 
 
-def make_backup(store: ConversationStore, reason: str, version: str = __version__) -> Path:
+def make_backup(store: Source, reason: str, version: str = __version__) -> Path:
     """Copy the database with the online backup API into the backups folder; prunes old ones. StoreError on failure."""
     target_folder = folder(store)
     when = datetime.now()
@@ -93,7 +100,7 @@ def make_backup(store: ConversationStore, reason: str, version: str = __version_
     try:
         target_folder.mkdir(parents=True, exist_ok=True)
         # A connection of its own: the copy runs in one read transaction, so it is consistent even if the app writes.
-        source = sqlite3.connect(store.path.resolve().as_uri() + "?mode=ro", uri=True)
+        source = sqlite3.connect(_db_path(store).resolve().as_uri() + "?mode=ro", uri=True)
         copy = sqlite3.connect(partial)
         try:
             source.backup(copy)
@@ -110,7 +117,7 @@ def make_backup(store: ConversationStore, reason: str, version: str = __version_
     return target
 
 
-def prune(store: ConversationStore) -> None:
+def prune(store: Source) -> None:
     backups = list_backups(store)
     regular = [b for b in backups if b.reason != "before-restore"]
     safety = [b for b in backups if b.reason == "before-restore"]
@@ -129,6 +136,29 @@ def backup_if_due(store: ConversationStore, version: str = __version__) -> Path 
     except StoreError as exc:
         log.warning("No backup was made: %s", exc)
         return None
+
+
+def backup_before_upgrade(database: Path, version: str = __version__) -> Path | None:
+    """Before a new version opens (and migrates) the database: a copy of it as the old version left it."""
+    if not database.is_file() or (due(database, version) != "upgrade" and not _migration_pending(database)):
+        return None
+    try:
+        return make_backup(database, "upgrade", version)
+    except StoreError as exc:
+        log.warning("No backup was made before the update: %s", exc)
+        return None
+
+
+def _migration_pending(database: Path) -> bool:
+    """Whether opening the file will change its schema (a version without backups may have written it)."""
+    try:
+        db = sqlite3.connect(database.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            return int(db.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA_VERSION
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
 
 
 def restore(store: ConversationStore, backup: Path) -> Path:

@@ -229,6 +229,7 @@ def open_store(ask_user: object = None) -> ConversationStore | None:
     ``ask_user(headline, detail, choices) -> choice`` stands in for the dialogs in tests.
     """
     choose = ask_user if callable(ask_user) else ask
+    backup.backup_before_upgrade(paths.database_path())  # before this version's migrations touch anything
     read_only = False
     while True:
         try:
