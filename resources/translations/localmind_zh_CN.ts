@@ -137,6 +137,14 @@
 <context>
     <name>Composer</name>
     <message>
+        <source>An answer is being written. Wait for it, or stop it with Esc, then press Enter again.</source>
+        <translation>正在生成回答。请等它完成，或按 Esc 停止，然后再按一次 Enter。</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>请先打开一个模型</translation>
+    </message>
+    <message>
         <location filename="../../src/localmind/ui/composer.py" line="231"/>
         <source>Stop (Esc)</source>
         <translation>停止 (Esc)</translation>
@@ -241,6 +249,18 @@
 <context>
     <name>LocalMind</name>
     <message>
+        <source>You are still chatting with {name}.</source>
+        <translation>你仍在使用 {name} 聊天。</translation>
+    </message>
+    <message>
+        <source>Could not write {path}: {reason}.</source>
+        <translation>无法写入 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Choose another folder.</source>
+        <translation>请选择其他文件夹。</translation>
+    </message>
+    <message>
         <location filename="../../src/localmind/app.py" line="125"/>
         <source>The model you used last is no longer there.</source>
         <translation>上次使用的模型已不在原处。</translation>
@@ -343,6 +363,22 @@
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>The model is still loading. Press Enter again when it is ready.</source>
+        <translation>模型仍在加载。加载完成后请再按一次 Enter。</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Open a model folder or get a model first (the model picker above).</source>
+        <translation>尚未加载模型。请先打开模型文件夹或获取一个模型（使用上方的模型选择器）。</translation>
+    </message>
+    <message>
+        <source>Your message was not sent yet.</source>
+        <translation>你的消息尚未发送。</translation>
+    </message>
+    <message>
+        <source>It stays in the box.</source>
+        <translation>它仍保留在输入框中。</translation>
+    </message>
     <message>
         <location filename="../../src/localmind/ui/main_window.py" line="237"/>
         <source>New chat</source>
@@ -1409,6 +1445,29 @@
         <location filename="../../src/localmind/ui/welcome.py" line="249"/>
         <source>🔒 Private by design: nothing you type leaves this computer.</source>
         <translation>🔒 隐私至上：你输入的任何内容都不会离开这台电脑。</translation>
+    </message>
+</context>
+<context>
+    <name>Dialogs</name>
+    <message>
+        <source>Copy the model into LocalMind's folder?</source>
+        <translation>要把模型复制到 LocalMind 的文件夹吗？</translation>
+    </message>
+    <message>
+        <source>{folder}
+
+Copying keeps the model working if the original folder moves or is deleted; it uses as much disk space again. Using it where it is takes no space, but the folder must stay where it is.</source>
+        <translation>{folder}
+
+复制后，即使原文件夹被移动或删除，模型也能继续使用，但会再占用同样多的磁盘空间。在原位置使用不占额外空间，但该文件夹必须保持不动。</translation>
+    </message>
+    <message>
+        <source>Copy it</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Use it where it is</source>
+        <translation>在原位置使用</translation>
     </message>
 </context>
 </TS>

@@ -430,7 +430,8 @@ class LocalMind(QObject):
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UserFacingError(
-                f"Could not write {path}: {exc.strerror or exc}.", hint="Choose another folder."
+                self.tr("Could not write {path}: {reason}.").format(path=path, reason=exc.strerror or exc),
+                hint=self.tr("Choose another folder."),
             ) from exc
         return len(items)
 

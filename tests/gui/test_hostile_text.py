@@ -37,11 +37,13 @@ def _tooltip_reads(tip: str) -> str:
 
 
 def _rich_labels(root: QWidget) -> list[str]:
+    """Labels that guess whether their text is HTML (Qt's default), or render untrusted text as HTML."""
     labels = root.findChildren(QLabel) + ([root] if isinstance(root, QLabel) else [])
     return [
         f"{label.objectName() or type(label.parent()).__name__}: {label.text()[:60]!r}"
         for label in labels
-        if label.textFormat() != Qt.TextFormat.PlainText
+        if label.textFormat() == Qt.TextFormat.AutoText
+        or (label.textFormat() == Qt.TextFormat.RichText and ("CLICKME" in label.text() or "<img" in label.text()))
     ]
 
 

@@ -39,14 +39,16 @@ def ask_choice(parent: QWidget | None, question: str, detail: str, choices: Sequ
 
 def ask_import_mode(parent: QWidget | None, folder: str) -> str | None:
     """How to import a model folder: ``"copy"``, ``"in_place"``, or ``None`` (cancelled)."""
-    tr = QCoreApplication.translate
     return ask_choice(
         parent,
-        tr("Dialogs", "Copy the model into LocalMind's folder?"),
-        tr(
+        QCoreApplication.translate("Dialogs", "Copy the model into LocalMind's folder?"),
+        QCoreApplication.translate(
             "Dialogs",
             "{folder}\n\nCopying keeps the model working if the original folder moves or is deleted; it uses as "
             "much disk space again. Using it where it is takes no space, but the folder must stay where it is.",
         ).format(folder=folder),
-        [("copy", tr("Dialogs", "Copy it")), ("in_place", tr("Dialogs", "Use it where it is"))],
+        [
+            ("copy", QCoreApplication.translate("Dialogs", "Copy it")),
+            ("in_place", QCoreApplication.translate("Dialogs", "Use it where it is")),
+        ],
     )

@@ -7,18 +7,18 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from localmind.models.plain_text import display_title, tooltip
 
-RICH = "localmind_rich_text"  # a label that must render our own markup sets this property to True
-
 
 def plain_labels(root: QWidget) -> QWidget:
-    """Set every label in ``root`` (``root`` included) to ``Qt.PlainText``, except those marked :data:`RICH`."""
+    """Set every label in ``root`` (``root`` included) that would guess its format (``Qt.AutoText``, Qt's default)
+    to ``Qt.PlainText``. A label set to ``Qt.RichText`` on purpose (our own markup, such as a link we wrote) keeps it.
+    """
     labels = root.findChildren(QLabel)
     if isinstance(root, QLabel):
         labels.append(root)
     for label in labels:
-        if not label.property(RICH):
+        if label.textFormat() == Qt.TextFormat.AutoText:
             label.setTextFormat(Qt.TextFormat.PlainText)
     return root
 
 
-__all__ = ["RICH", "display_title", "plain_labels", "tooltip"]
+__all__ = ["display_title", "plain_labels", "tooltip"]
