@@ -249,6 +249,10 @@
 <context>
     <name>LocalMind</name>
     <message>
+        <source>The local API server could not start.</source>
+        <translation>本地 API 服务器无法启动。</translation>
+    </message>
+    <message>
         <source>You are still chatting with {name}.</source>
         <translation>你仍在使用 {name} 聊天。</translation>
     </message>
