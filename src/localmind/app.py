@@ -19,11 +19,12 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QBoxLayout, QFileDialog, QWidget
 
@@ -51,7 +52,7 @@ from localmind.ui.chat.thinking import ThinkingSwitch
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
 from localmind.ui.plain import plain_labels
-from localmind.ui.server_settings import API_KEY_NAME, ApiStatusLabel
+from localmind.ui.server_settings import API_KEY_NAME, REMOTE_KEY_NAME, ApiStatusLabel
 from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
 from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
@@ -82,6 +83,14 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
+def _local_or_remote_engine() -> ChatEngine:
+    """The engine child process for model folders, a remote server for the picker's remote models."""
+    from localmind.engine.process import EngineProcess
+    from localmind.engine.remote import RoutingEngine
+
+    return RoutingEngine(EngineProcess(), lambda _url: secrets.get_token(REMOTE_KEY_NAME))
+
+
 class LocalMind(QObject):
     """Owns the app's objects for one window and connects them.
 
@@ -90,6 +99,8 @@ class LocalMind(QObject):
         engine_factory: builds the engine (default: the engine child process); tests pass a fake.
         settings, store: injected by tests; by default read from the data folder.
     """
+
+    remote_models_found = Signal(object)  # [(label, model id, tooltip)] from the remote server, for the picker
 
     def __init__(
         self,
@@ -123,7 +134,7 @@ class LocalMind(QObject):
             store if store is not None else ConversationStore(busy_timeout_ms=store_dialogs.GUI_BUSY_TIMEOUT_MS)
         )
         self.tasks = TaskRunner(self)  # every slow job off the GUI thread; drained at shutdown
-        self.service = InferenceService(engine_factory)
+        self.service = InferenceService(engine_factory or _local_or_remote_engine)
         self.session = ChatSession(self.store, self.service, self.settings)
         self.conversations = ConversationListModel()
         self.drafts = Drafts(data / "drafts.json", self)
@@ -539,6 +550,7 @@ class LocalMind(QObject):
         self._save_settings()
         if server_changed or current.api_server:  # a new key is in the keyring: restart to use it
             self._apply_api_server()
+        self._refresh_remote_models()
         self.session.set_chat_settings(result.system_prompt, result.chat_settings)
         if theme_changed:
             self.theme.apply(current.theme)
@@ -549,6 +561,40 @@ class LocalMind(QObject):
         if reload_model and self._model_dir and self.session.model is not None and not self.session.generating:
             self.load_model(self._model_dir)
 
+    def _refresh_remote_models(self) -> None:
+        """List the remote server's models (Settings → Server → Remote models) for the picker, off the GUI thread."""
+        s = self.settings
+        self.window.remote_models = []
+        if not (s.remote_models and s.remote_url):
+            return
+        url, key = s.remote_url, secrets.get_token(REMOTE_KEY_NAME)
+        runs_on = self.tr("{name} — runs on {host}")
+        leaves = self.tr("Runs on {host}: your messages leave this computer.")
+
+        def run() -> None:
+            from localmind.engine.remote import RemoteEngine, remote_model_dir
+
+            try:
+                engine = RemoteEngine(url, key)
+                try:
+                    names = engine.list_models()
+                finally:
+                    engine.close()
+            except UserFacingError as exc:
+                log.warning("Remote models: %s", exc)
+                return
+            found = [
+                (runs_on.format(name=n, host=engine.host), remote_model_dir(url, n), leaves.format(host=engine.host))
+                for n in names
+            ]
+            self.remote_models_found.emit(found)
+
+        threading.Thread(target=run, name="localmind-remote-models", daemon=True).start()
+
+    def _on_remote_models(self, found: list[tuple[str, str, str]]) -> None:
+        if self.settings.remote_models:
+            self.window.remote_models = found
+
     def _setup_api_server(self) -> None:
         """The local API server (off by default): the window's engine, shared turn by turn (workers/api_server.py)."""
         self.api_server = AppApiServer(self.service, self)
@@ -558,6 +604,8 @@ class LocalMind(QObject):
         status_row.insertWidget(status_row.count() - 3, self.api_status)  # before the stretch and the gauge
         self.api_server.busy_changed.connect(self.api_status.set_busy)
         self._apply_api_server()
+        self.remote_models_found.connect(self._on_remote_models)
+        self._refresh_remote_models()
 
     def _apply_api_server(self) -> None:
         """Start, restart or stop the local API server to match the settings."""

@@ -17,13 +17,14 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
 from localmind.engine.types import (
+    ChatEngine,
     ChatMessage,
     EngineError,
     FinishReason,
@@ -149,7 +150,7 @@ class RemoteEngine:
             )
         self._model = model_dir
         self.info = LoadInfo(
-            model_dir=f"{self.base_url}#{model_dir}",
+            model_dir=remote_model_dir(self.base_url, model_dir),
             model_name=model_dir,
             model_type="remote",
             device=f"remote: {self.host}",
@@ -290,4 +291,83 @@ class RemoteEngine:
         yield TurnFinished(reason, stats, error=error)
 
 
-__all__ = ["RemoteEngine", "host_of", "normalise_base_url"]
+REMOTE_PREFIX = "remote:"
+
+
+def remote_model_dir(base_url: str, name: str) -> str:
+    """How the app names a remote model where it names model folders (picker, LoadInfo, conversations)."""
+    return f"{REMOTE_PREFIX}{normalise_base_url(base_url)}#{name}"
+
+
+def parse_remote_model_dir(model_dir: str) -> tuple[str, str] | None:
+    """(base URL, model name) of a :func:`remote_model_dir`, or None for a model folder."""
+    if not model_dir.startswith(REMOTE_PREFIX) or "#" not in model_dir:
+        return None
+    url, _, name = model_dir[len(REMOTE_PREFIX) :].rpartition("#")
+    return url, name
+
+
+class RoutingEngine:
+    """The app's engine: model folders go to the local engine, ``remote:URL#NAME`` to a :class:`RemoteEngine`.
+
+    One of them is active at a time; loading a remote model unloads the local one (its memory is freed) and the
+    other way round. ``api_key_for(url)`` supplies the key for a server (the app reads it from the keyring).
+    """
+
+    def __init__(self, local: ChatEngine, api_key_for: Callable[[str], str | None] = lambda _url: None) -> None:
+        self._local = local
+        self._api_key_for = api_key_for
+        self._remote: RemoteEngine | None = None
+        self._active: ChatEngine = local
+
+    def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
+        target = parse_remote_model_dir(model_dir)
+        if target is None:
+            info = self._local.load(model_dir, options or LoadOptions())
+            self._drop_remote()
+            self._active = self._local
+            return info
+        url, name = target
+        remote = RemoteEngine(url, self._api_key_for(url))
+        try:
+            info = remote.load(name, options)
+        except BaseException:
+            remote.close()
+            raise
+        self._drop_remote()
+        self._local.unload()
+        self._remote = remote
+        self._active = remote
+        return info
+
+    def _drop_remote(self) -> None:
+        if self._remote is not None:
+            self._remote.close()
+            self._remote = None
+
+    def unload(self) -> None:
+        self._active.unload()
+
+    def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
+        return self._active.generate(messages, options)
+
+    def cancel(self) -> None:
+        self._active.cancel()
+
+    def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return self._active.count_tokens(messages)
+
+    def close(self) -> None:
+        self._drop_remote()
+        self._local.close()
+
+
+__all__ = [
+    "REMOTE_PREFIX",
+    "RemoteEngine",
+    "RoutingEngine",
+    "host_of",
+    "normalise_base_url",
+    "parse_remote_model_dir",
+    "remote_model_dir",
+]

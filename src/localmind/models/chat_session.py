@@ -230,6 +230,8 @@ class ChatSession(QObject):
                     settings=self._draft_settings,
                     model=self.model.model_dir,
                 )
+                if conversation.model != self.model.model_dir:  # which engine answers: a folder or remote:URL#NAME
+                    self.store.update_conversation(conversation.id, model=self.model.model_dir)
                 user = self.store.append_message(conversation.id, "user", text)
                 reply = self.store.append_message(conversation.id, "assistant", "", status="streaming")
         except UserFacingError as exc:

@@ -119,6 +119,8 @@ class MainWindow(QMainWindow):
         self.model_menu = QMenu(self)
         self.model_menu.setToolTipsVisible(True)
         self._model_actions: list[QAction] = []
+        # (label, model id, tooltip) of models on a remote server (Settings → Server → Remote models), set by the app.
+        self.remote_models: list[tuple[str, str, str]] = []
         self._current_model_dir = ""
         self._models_separator = self.model_menu.addSeparator()
         self._models_separator.setVisible(False)
@@ -321,7 +323,15 @@ class MainWindow(QMainWindow):
             )
             self.model_menu.insertAction(self._models_separator, action)
             self._model_actions.append(action)
-        self._models_separator.setVisible(bool(models))
+        for label, model_dir, tip in self.remote_models:
+            action = QAction(label, self.model_menu)
+            action.setCheckable(True)
+            action.setChecked(self._current_model_dir == model_dir)
+            action.setToolTip(tooltip(tip))
+            action.triggered.connect(lambda _checked=False, path=model_dir: self.model_folder_chosen.emit(path))
+            self.model_menu.insertAction(self._models_separator, action)
+            self._model_actions.append(action)
+        self._models_separator.setVisible(bool(models) or bool(self.remote_models))
 
     def show_error(self, title: str, detail: str = "", actions: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
         self.banner.show_message("error", title, detail, actions)
