@@ -194,14 +194,25 @@ def e5_shaped_encoder(folder: Path) -> Path:
     build_embedding_model(target, [sentence(random.Random(i), 80) for i in range(200)])  # tokenizer (+ a tiny graph)
     config = BertConfig(vocab_size=30000, hidden_size=384, num_hidden_layers=12, num_attention_heads=12,
                         intermediate_size=1536, max_position_embeddings=512)  # fmt: skip
-    model = BertModel(config).eval()
+    bert = BertModel(config).eval()
+
+    class Encoder(torch.nn.Module):  # keyword arguments: BertModel.forward's positional order varies by version
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state
+
     ids = torch.ones((2, 16), dtype=torch.long)
-    torch.onnx.export(
-        model, (ids, ids, torch.zeros_like(ids)), str(target / "onnx" / "model.onnx"),
-        input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["last_hidden_state"],
-        dynamic_axes={n: {0: "batch", 1: "tokens"} for n in ("input_ids", "attention_mask", "token_type_ids")},
-        opset_version=17, dynamo=False,
-    )  # fmt: skip
+    with torch.no_grad():
+        torch.onnx.export(
+            Encoder().eval(), (ids, ids, torch.zeros_like(ids)), str(target / "onnx" / "model.onnx"),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["last_hidden_state"],
+            dynamic_axes={n: {0: "batch", 1: "tokens"} for n in ("input_ids", "attention_mask", "token_type_ids")},
+            opset_version=17, dynamo=False,
+        )  # fmt: skip
     return target
 
 

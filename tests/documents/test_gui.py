@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,7 +45,7 @@ def wait_idle(qtbot: Any, feature: Any, timeout: int = 60000) -> None:
     qtbot.waitUntil(lambda: not feature.service.busy, timeout=timeout)
 
 
-def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, corpus: Path) -> None:
+def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, corpus: Path, tmp_path: Path) -> None:
     mind = launch()
     feature = mind.documents
     qtbot.mouseClick(mind.window.sidebar.documents_button, Qt.MouseButton.LeftButton)
@@ -86,6 +87,19 @@ def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, co
     stats = finished.args[0]
     assert stats.reused_tokens > 0 and stats.prompt_tokens - stats.reused_tokens < stats.reused_tokens
     assert "budget.docx" in mind.store.messages(mind.session.conversation_id)[-1].content
+
+    # An export records which sources each answer cited: in the text (Markdown) and as data (JSON).
+    export = tmp_path / "chat.json"
+    assert mind.export_conversations([mind.session.conversation_id], "json", export) == 1
+    exported = json.loads(export.read_text(encoding="utf-8"))
+    cited = [m["stats"]["sources"] for m in exported["conversations"][0]["messages"] if m["role"] == "assistant"]
+    assert [{(Path(s["file"]).name, s["page"]) for s in c} for c in cited] == [
+        {("field-notes.pdf", 3)},
+        {("budget.docx", None)},
+    ]
+    markdown = tmp_path / "chat.md"
+    mind.export_conversations([mind.session.conversation_id], "md", markdown)
+    assert "field-notes.pdf p. 3" in markdown.read_text(encoding="utf-8")
 
     send_and_wait(qtbot, mind, "zebracorn quasar")
     assert mind.store.messages(mind.session.conversation_id)[-1].content.endswith("*Sources: no matching passages*")

@@ -173,7 +173,7 @@ class DocumentsPage(QWidget):
         header.resizeSection(0, 280)
         header.resizeSection(1, 110)
         header.resizeSection(2, 90)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.empty = QLabel()
         self.empty.setObjectName("EmptyHint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
