@@ -134,3 +134,28 @@ def test_failed_files_are_listed_with_why_and_the_rest_indexed(corpus: Path, tmp
     assert "damaged" in failed["broken.docx"]
     states = {r.name: (r.state, r.error) for r in library.index.files()}
     assert states["scan.pdf"][0] == "failed" and "no text found" in states["scan.pdf"][1]
+
+
+def test_two_character_chinese_words_and_word_forms_are_found(corpus: Path, tmp_path: Path) -> None:
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    library.add([corpus])
+    assert Path(library.search("长城")[0].file).name == "长城.txt"  # two characters: a trigram index cannot
+    assert Path(library.search("公里")[0].file).name == "长城.txt"
+    assert library.search("gauges")[0].page == 3  # "gauge" in the text: stems match
+    assert library.search("长城 Kestrel", limit=10)  # mixed scripts in one query
+
+
+def test_an_index_from_the_first_version_is_rebuilt_on_open(corpus: Path, tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    index = DocumentIndex(path)
+    index.add([corpus])
+    db = index.db  # make it look like schema 1: a trigram table kept by triggers
+    db.execute("DROP TABLE chunk_search")
+    db.execute("CREATE VIRTUAL TABLE chunk_search USING fts5 (text, content = 'chunks', content_rowid = 'id')")
+    db.execute("CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN SELECT 1; END")
+    db.execute("PRAGMA user_version = 1")
+    index.close()
+    library = Library(DocumentIndex(path))
+    assert library.index.db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert library.search("Kestrel Ridge")[0].page == 3
+    assert library.index.db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0] == 0

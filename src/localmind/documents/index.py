@@ -20,14 +20,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from localmind.documents.chunking import TokenCounter, approximate_tokens, chunk_pages
+from localmind.documents.chunking import TokenCounter, approximate_tokens, chunk_pages, search_text
 from localmind.documents.extract import ExtractionError, extract, is_supported
 from localmind.errors import UserFacingError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_COLLECTION = "default"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the keyword index holds search_text() (words and CJK bigrams), written by this module
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # word stems ("gauges" finds "gauge"), accents folded
 
 _SCHEMA = [
     """CREATE TABLE files (
@@ -46,11 +47,6 @@ _SCHEMA = [
     "CREATE TABLE folders (path TEXT PRIMARY KEY, collection TEXT NOT NULL)",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
     "INSERT INTO meta VALUES ('generation', 0)",
-    # The keyword index mirrors chunks.text through triggers (FTS5 external content).
-    """CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-        INSERT INTO chunk_search (rowid, text) VALUES (new.id, new.text); END""",
-    """CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-        INSERT INTO chunk_search (chunk_search, rowid, text) VALUES ('delete', old.id, old.text); END""",
 ]
 
 
@@ -151,20 +147,25 @@ class DocumentIndex:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version >= SCHEMA_VERSION:
             return
-        tokenizer = "trigram" if _has_trigram(self.db) else "unicode61"
         with self.transaction():
-            for statement in _SCHEMA:
-                self.db.execute(statement)
-            self.db.execute(
-                f"CREATE VIRTUAL TABLE chunk_search USING fts5 "
-                f"(text, content = 'chunks', content_rowid = 'id', tokenize = '{tokenizer}')"
+            if version < 1:
+                for statement in _SCHEMA:
+                    self.db.execute(statement)
+            else:  # 1: a trigram index kept in step by triggers; rebuilt from the passages
+                self.db.execute("DROP TRIGGER IF EXISTS chunks_ai")
+                self.db.execute("DROP TRIGGER IF EXISTS chunks_ad")
+                self.db.execute("DROP TABLE IF EXISTS chunk_search")
+            # Its own copy of search_text(): written and deleted with the passages, in the same transactions.
+            self.db.execute(f"CREATE VIRTUAL TABLE chunk_search USING fts5 (text, tokenize = '{FTS_TOKENIZER}')")
+            rows = self.db.execute("SELECT id, text FROM chunks").fetchall()
+            self.db.executemany(
+                "INSERT INTO chunk_search (rowid, text) VALUES (?, ?)", [(i, search_text(t)) for i, t in rows]
             )
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    @property
-    def trigram(self) -> bool:
-        row = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'chunk_search'").fetchone()
-        return bool(row and "trigram" in row[0])
+    def _delete_chunks(self, file_id: int) -> int:
+        self.db.execute("DELETE FROM chunk_search WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,))
+        return int(self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -305,7 +306,7 @@ class DocumentIndex:
             pages = extract(path)
         except ExtractionError as exc:
             with self.lock, self.transaction():
-                removed = self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
+                removed = self._delete_chunks(file_id)
                 self.db.execute(
                     "UPDATE files SET state = 'failed', error = ?, error_kind = ?, size = ?, mtime = ?, sha256 = ?,"
                     " chunks = 0, pages = 0 WHERE id = ?",
@@ -318,11 +319,14 @@ class DocumentIndex:
         chunks = chunk_pages(pages, count)
         vectors = embed([c.text for c in chunks]) if embed is not None and chunks else []
         with self.lock, self.transaction():
-            removed = self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
+            removed = self._delete_chunks(file_id)
             for ord_, chunk in enumerate(chunks):
                 cur = self.db.execute(
                     "INSERT INTO chunks (file_id, ord, page, text, tokens) VALUES (?, ?, ?, ?, ?)",
                     (file_id, ord_, chunk.page, chunk.text, chunk.tokens),
+                )
+                self.db.execute(
+                    "INSERT INTO chunk_search (rowid, text) VALUES (?, ?)", (cur.lastrowid, search_text(chunk.text))
                 )
                 if vectors:
                     self.db.execute("INSERT INTO vectors VALUES (?, ?, ?)", (cur.lastrowid, model, vectors[ord_]))
@@ -352,7 +356,7 @@ class DocumentIndex:
                     )
                 ]
                 for file_id in ids:
-                    chunks += self.db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,)).rowcount
+                    chunks += self._delete_chunks(file_id)
                     files += self.db.execute("DELETE FROM files WHERE id = ?", (file_id,)).rowcount
                 self.db.execute(
                     "DELETE FROM folders WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, _escape_like(like))
@@ -378,12 +382,3 @@ class DocumentIndex:
 def _escape_like(pattern: str) -> str:
     head, tail = pattern[:-1], pattern[-1:]
     return head.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + tail
-
-
-def _has_trigram(db: sqlite3.Connection) -> bool:
-    try:
-        db.execute("CREATE VIRTUAL TABLE temp.trigram_probe USING fts5 (x, tokenize = 'trigram')")
-    except sqlite3.OperationalError:
-        return False
-    db.execute("DROP TABLE temp.trigram_probe")
-    return True
