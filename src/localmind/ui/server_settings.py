@@ -53,7 +53,7 @@ class ServerSettingsTab(QWidget):
         self.server_note.setObjectName("HelpText")
         self.server_note.setWordWrap(True)
         self.server_error = QLabel()
-        self.server_error.setObjectName("ErrorText")
+        self.server_error.setObjectName("NoticeText")  # themed in the warning colour
         self.server_error.setWordWrap(True)
         form = QFormLayout(self.server_group)
         form.setHorizontalSpacing(14)
@@ -76,6 +76,7 @@ class ServerSettingsTab(QWidget):
         self.remote_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.test_button = QPushButton()
         self.test_button.setObjectName("SecondaryButton")
+        self.test_button.setMinimumWidth(150)
         self.test_result = QLabel()
         self.test_result.setObjectName("HelpText")
         self.test_result.setWordWrap(True)
@@ -190,25 +191,28 @@ class ServerSettingsTab(QWidget):
 
     def retranslate(self) -> None:
         self.server_group.setTitle(self.tr("Local API server"))
-        self.server_enabled.setText(self.tr("Let other programs use the loaded model (OpenAI-compatible API)"))
+        self.server_enabled.setText(self.tr("Share the loaded model with other programs"))
         self.port_label.setText(self.tr("Port"))
         self.key_label.setText(self.tr("API key"))
         self.api_key.setPlaceholderText(self.tr("Optional on this computer"))
         self.lan.setText(self.tr("Allow other devices on my network (needs an API key)"))
         self.server_note.setText(
             self.tr(
-                "Programs reach it at http://127.0.0.1:{port}/v1. The window and the API take turns on the model; "
-                "the window shows when an API request is running."
+                "An OpenAI-compatible API at http://127.0.0.1:{port}/v1. The window and the API take turns on the "
+                "model; the window shows when an API request is running."
             ).format(port=self.port.value())
         )
         self.remote_group.setTitle(self.tr("Remote models"))
-        self.remote_enabled.setText(self.tr("Use models on another computer (vLLM, Ollama, llama.cpp, LocalMind)"))
+        self.remote_enabled.setText(self.tr("Use models on another computer"))
         self.url_label.setText(self.tr("Server address"))
         self.remote_key_label.setText(self.tr("API key"))
         self.remote_key.setPlaceholderText(self.tr("If the server needs one"))
         self.test_button.setText(self.tr("Test connection"))
         self.remote_note.setText(
-            self.tr("Its models appear in the model list, marked: your messages are sent to that computer.")
+            self.tr(
+                "Any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LocalMind). Its models appear in the model "
+                "list, marked: your messages are sent to that computer."
+            )
         )
         self._update()
 
