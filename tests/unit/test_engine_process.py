@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from localmind.engine.types import (
     LoadOptions,
     ModelLoadError,
     PromptTooLongError,
+    StreamEvent,
     TextDelta,
     TurnFinished,
 )
@@ -81,14 +84,123 @@ def test_abandoned_iterator_leaves_the_pipe_clean(engine: EngineProcess) -> None
 
 @pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
 def test_a_crash_is_reported_and_the_next_call_recovers(engine: EngineProcess) -> None:
-    proc = engine._proc
-    assert proc is not None
-    os.kill(proc.pid, signal.SIGSTOP)  # so it dies mid-turn, whatever the timing
-    it = engine.generate([ChatMessage("user", "hello")], GREEDY)
-    os.kill(proc.pid, signal.SIGKILL)
-    with pytest.raises(EngineError, match="stopped unexpectedly"):
-        list(it)
-    time.sleep(0.1)
+    pid = engine.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)  # so it dies mid-turn, whatever the timing
+    turn = _Turn(engine.generate([ChatMessage("user", "hello")], GREEDY))
+    time.sleep(0.3)  # the request is in the pipe
+    os.kill(pid, signal.SIGKILL)
+    turn.result()
+    assert isinstance(turn.error, EngineError)
+    assert str(turn.error).startswith("The engine stopped unexpectedly (stopped by signal 9).")
+    assert "None" not in str(turn.error)
     # Restarted with the last model, transparently.
     assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
     assert engine.restarts == 1
+
+
+# -- a child that stops answering (issue 9 item 13) ----------------------------------------------------------------
+class _Turn(threading.Thread):
+    """Reads a turn in another thread (as the app's worker does), keeping its events or its error."""
+
+    def __init__(self, events: Iterator[StreamEvent]) -> None:
+        super().__init__(daemon=True)
+        self.events, self.got, self.error = events, list[StreamEvent](), None  # type: ignore[var-annotated]
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.got.extend(self.events)
+        except Exception as exc:
+            self.error = exc
+
+    def result(self, timeout: float = 10) -> list[StreamEvent]:
+        self.join(timeout)
+        assert not self.is_alive(), "the turn never ended"
+        return self.got
+
+
+def _slow_turn(tiny_model: Path, **kwargs: float) -> tuple[EngineProcess, _Turn]:
+    """A turn whose prefill takes a while (one token per chunk), with the child caught in the middle of it."""
+    engine = EngineProcess(**kwargs)
+    engine.load(str(tiny_model), LoadOptions(device="cpu", prefill_chunk=1))
+    start = engine._beats.value
+    turn = _Turn(engine.generate([ChatMessage("user", "fox " * 900)], GREEDY))
+    deadline = time.monotonic() + 10
+    while engine._beats.value < start + 20 and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert engine._beats.value >= start + 20, "the child never started the prefill"
+    return engine, turn
+
+
+def _freeze(engine: EngineProcess) -> int:
+    pid = engine.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    return pid
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
+def test_stop_ends_a_frozen_turn_within_two_seconds_and_the_next_message_is_answered(tiny_model: Path) -> None:
+    engine, turn = _slow_turn(tiny_model)
+    try:
+        frozen = _freeze(engine)
+        started = time.monotonic()
+        engine.cancel()
+        events = turn.result()
+        assert time.monotonic() - started < 2.0
+        assert turn.error is None
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason is FinishReason.CANCELLED
+        assert engine.kills == 1 and engine.pid != frozen and _gone(frozen)
+        # A fresh child reloaded the model in the background: the next message gets the exact reply.
+        assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+    finally:
+        engine.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
+def test_a_turn_that_stalls_ends_with_an_error_and_the_engine_recovers(tiny_model: Path) -> None:
+    engine, turn = _slow_turn(tiny_model, stall_timeout_s=1.0)
+    try:
+        _freeze(engine)
+        turn.result()
+        assert isinstance(turn.error, EngineError) and "stopped responding" in turn.error.message
+        assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+    finally:
+        engine.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
+def test_a_child_frozen_between_turns_is_replaced_and_the_message_answered(tiny_model: Path) -> None:
+    engine = EngineProcess(ack_timeout_s=1.0)
+    try:
+        engine.load(str(tiny_model), LoadOptions(device="cpu"))
+        frozen = _freeze(engine)
+        assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+        assert engine.kills == 1 and _gone(frozen)
+        _freeze(engine)
+        assert engine.count_tokens([ChatMessage("user", "hi")]) > 0
+        assert engine.kills == 2
+    finally:
+        engine.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
+def test_close_from_another_thread_never_hangs_on_a_frozen_child(tiny_model: Path) -> None:
+    engine, turn = _slow_turn(tiny_model)
+    frozen = _freeze(engine)
+    started = time.monotonic()
+    engine.close()  # the turn's thread holds the pipe: close kills instead of talking
+    turn.result(timeout=2)
+    assert time.monotonic() - started < 1.0
+    assert isinstance(turn.error, EngineError)
+    time.sleep(0.1)
+    assert _gone(frozen)

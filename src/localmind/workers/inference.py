@@ -96,7 +96,12 @@ class InferenceWorker(QObject):
         pending: list[str] = []
         last_emit = time.monotonic()
         try:
-            for event in self.engine.generate(messages, options):
+            events = self.engine.generate(messages, options)
+            if self._is_cancelled(request_id):
+                # A Stop that came before generate() cleared the engine's flag would be lost otherwise, and a
+                # frozen engine sends no event on which to notice it.
+                self.engine.cancel()
+            for event in events:
                 if self._is_cancelled(request_id):
                     self.engine.cancel()  # also covers a cancel that came before the engine cleared its flag
                 if isinstance(event, TextDelta):
@@ -217,10 +222,15 @@ class InferenceService(QObject):
             self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
             self.busy_changed.emit(self.busy)
 
-    def shutdown(self, timeout_ms: int = 10000) -> None:
+    def shutdown(self, timeout_ms: int = 3000) -> None:
+        """Stop the turn, end the worker thread and the engine. Never hangs on an engine that does not answer:
+        Stop ends a turn within about 2 s; if the thread is still busy after ``timeout_ms`` (a load in a frozen
+        child), closing the engine from here kills the child, which ends the thread's wait."""
         self.cancel()
         self._thread.quit()
-        self._thread.wait(timeout_ms)
+        if not self._thread.wait(timeout_ms):
+            self.engine.close()
+            self._thread.wait(timeout_ms)
         self.engine.close()
 
     # -- from the worker (GUI thread) ----------------------------------------------------------------------------

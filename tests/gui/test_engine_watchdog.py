@@ -1,0 +1,99 @@
+"""A frozen engine never hangs the window (issue 9 item 13): the real app, the real engine process, SIGSTOP.
+
+The engine child is frozen in the middle of a turn (its prefill, slowed to one token per chunk so a test can
+catch it there). Stop must take effect within 2 s, the next message must be answered by a fresh child that
+reloaded the model, and quitting must not hang.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from localmind.core.store import ConversationStore
+from localmind.engine.process import EngineProcess
+from localmind.engine.types import LoadInfo, LoadOptions
+from tests.helpers.app_window import Launch, launch_fixture, send_and_wait, stored, tiny_reply
+
+pytestmark = pytest.mark.gui
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
+
+LONG = "fox " * 250  # ~500 tokens: half a second of prefill at one token per chunk
+
+
+class SlowPrefillEngine(EngineProcess):
+    """The real engine process, reading the prompt one token per chunk (the app's settings cannot ask for that)."""
+
+    def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
+        return super().load(model_dir, dataclasses.replace(options or LoadOptions(), prefill_chunk=1))
+
+
+@pytest.fixture
+def launch(qtbot: Any, tiny_model: Path) -> Iterator[Launch]:
+    yield from launch_fixture(qtbot, tiny_model)
+
+
+def _send_long_and_freeze_mid_prefill(qtbot: Any, mind: Any) -> int:
+    engine: EngineProcess = mind.service.engine
+    box = mind.window.composer.input
+    box.setFocus()
+    box.setPlainText(LONG)  # as pasted
+    start = engine._beats.value
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: engine._beats.value >= start + 30, timeout=10000)
+    assert mind.session.generating
+    pid = engine.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    return pid
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@posix_only
+def test_stop_on_a_frozen_engine_takes_effect_and_the_next_message_is_answered(
+    qtbot: Any, launch: Launch, tiny_model: Path
+) -> None:
+    mind = launch(engine=SlowPrefillEngine)
+    frozen = _send_long_and_freeze_mid_prefill(qtbot, mind)
+    started = time.monotonic()
+    with qtbot.waitSignal(mind.session.turn_finished, timeout=2000):
+        qtbot.keyClick(mind.window.composer.input, Qt.Key.Key_Escape)
+    assert time.monotonic() - started < 2.0
+    assert not mind.session.generating
+    assert mind.window.composer.send_button.objectName() == "SendButton"
+    assert stored(mind)[0] == ("user", LONG, "complete")
+    qtbot.waitUntil(lambda: _gone(frozen), timeout=2000)
+    # The next message is answered, by a fresh child that reloaded the model, with the exact reply.
+    send_and_wait(qtbot, mind, "hi")
+    expected = tiny_reply(tiny_model, [("user", LONG), ("user", "hi")])
+    assert stored(mind)[-1] == ("assistant", expected, "complete")
+    assert mind.window.chat_view.last_assistant_text() == expected
+
+
+@posix_only
+def test_quitting_with_a_frozen_engine_does_not_hang(qtbot: Any, launch: Launch, data_dir: Path) -> None:
+    mind = launch(engine=SlowPrefillEngine)
+    frozen = _send_long_and_freeze_mid_prefill(qtbot, mind)
+    started = time.monotonic()
+    mind.window.close()
+    assert time.monotonic() - started < 3.0
+    qtbot.waitUntil(lambda: _gone(frozen), timeout=2000)
+    with ConversationStore(data_dir / "conversations.sqlite3") as store:
+        (conversation,) = store.list_conversations()
+        assert [m.status for m in store.messages(conversation.id)] == ["complete", "stopped"]
