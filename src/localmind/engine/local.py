@@ -97,6 +97,16 @@ class _Cache:
         self.mark()
 
 
+def _automatic_bos(tokenizer: Any) -> int | None:
+    """The BOS id if ``tokenizer.encode`` puts one in front of any text by itself, else None."""
+    try:
+        bos = int(tokenizer.bos_token_id)
+        probe = [int(t) for t in tokenizer.encode("a")]
+    except Exception:
+        return None
+    return bos if bos >= 0 and len(probe) >= 2 and probe[0] == bos else None
+
+
 def _common_prefix_length(a: str, b: str) -> int:
     n = min(len(a), len(b))
     lo, step = 0, 4096
@@ -125,6 +135,7 @@ class LocalEngine:
         self._template: str = FALLBACK_TEMPLATE
         self._thinking: bool | None = None
         self._eos: set[int] = set()
+        self._bos: int | None = None  # set when the tokenizer puts a BOS in front of every encode (Llama 3)
         self._budget = 0
         self._chunk = 128
         self._cache = _Cache()
@@ -169,6 +180,7 @@ class LocalEngine:
         self._og, self._model, self._tokenizer, self._folder = og, model, tokenizer, folder
         self._template = folder.chat_template or FALLBACK_TEMPLATE
         self._eos = {int(t) for t in tokenizer.eos_token_ids}
+        self._bos = _automatic_bos(tokenizer)
         eos_cfg = folder.config["model"].get("eos_token_id")
         self._eos |= {int(t) for t in (eos_cfg if isinstance(eos_cfg, list) else [eos_cfg]) if isinstance(t, int)}
         self._budget = budget
@@ -232,8 +244,20 @@ class LocalEngine:
         except Exception as exc:
             raise EngineError(f"The model's chat template could not format this conversation: {exc}") from exc
 
-    def _encode(self, text: str) -> list[int]:
-        return [int(t) for t in self._tokenizer.encode(text)] if text else []
+    def _encode(self, text: str, *, at_start: bool = True) -> list[int]:
+        """Tokens for ``text``; ``at_start=False`` for a piece that continues a prompt.
+
+        A tokenizer that puts a BOS in front of every encode (Llama 3 style) would put one in the middle of
+        the context for every piece encoded on its own, and a second one at the start when the template
+        already writes it: only the first piece keeps one, and never two.
+        """
+        if not text:
+            return []
+        ids = [int(t) for t in self._tokenizer.encode(text)]
+        bos = self._bos
+        if bos is not None and ids[:1] == [bos] and (not at_start or ids[1:2] == [bos]):
+            del ids[0]
+        return ids
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         self._require_model()
@@ -304,7 +328,13 @@ class LocalEngine:
             self._pending_rewind = None
             self._cache = _Cache()
             return
-        if token_count < len(self._cache.tokens):
+        if token_count > int(self._generator.token_count()):
+            # og holds fewer tokens than the record says (they were never appended): nothing can be kept.
+            self._generator = None
+            self._pending_rewind = None
+            self._cache = _Cache()
+            return
+        if token_count < len(self._cache.tokens) or token_count != self._og_length():
             # Applied at the next append: og leaves a wrong KV cache after two rewind_to calls in a row on
             # graphs that concatenate KV (onnx-community exports; tests/unit/formats/test_exact.py).
             self._pending_rewind = token_count
@@ -318,6 +348,19 @@ class LocalEngine:
             self._pending_rewind = None
         self._generator.append_tokens(np.asarray(tokens, dtype=np.int32))
         self._cache.tokens.extend(tokens)
+
+    def _og_length(self) -> int:
+        """og's sequence length, counting a rewind that waits for the next append."""
+        if self._generator is None:
+            return 0
+        if self._pending_rewind is not None:
+            return self._pending_rewind
+        return int(self._generator.token_count())
+
+    def _in_step(self) -> bool:
+        """Whether og holds exactly the tokens the bookkeeping says. An interrupt between og's call and ours
+        (Ctrl+C in the terminal lands there) or an og surprise would otherwise mix two histories silently."""
+        return self._og_length() == len(self._cache.tokens)
 
     def _next_logits(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         # og hands back a fresh array each call, so a view of its last row is ours to modify (no copy per token).
@@ -353,11 +396,14 @@ class LocalEngine:
         except Exception:
             self._rewind(0, 0)
             text_len = 0
+        if not self._in_step():
+            self._rewind(0, 0)  # out of step: read the whole prompt again rather than trust either side
+            text_len = 0
         pieces: list[tuple[int, list[int]]] = []
         position = text_len
         for end in self._message_ends(kept, prompt):
             if end > position:
-                pieces.append((end, self._encode(prompt[position:end])))
+                pieces.append((end, self._encode(prompt[position:end], at_start=position == 0)))
                 position = end
         new_count = sum(len(tokens) for _, tokens in pieces)
         reused = len(self._cache.tokens)
@@ -449,6 +495,8 @@ class LocalEngine:
                 # Text and tokens do not line up at the end (a character split across tokens): forget the reply.
                 self._rewind(len(prompt), self._cache.token_marks[-1])
         else:
+            self._rewind(0, 0)
+        if not self._in_step():
             self._rewind(0, 0)
         decode_s = time.perf_counter() - first_token_at if first_token_at else 0.0
         yield TurnFinished(reason, stats(len(generated), first_token_at, decode_s), error=error)
