@@ -77,7 +77,11 @@ def load_with_fallback(
     """Try each candidate device; return (model, device, attempts). Raises the last error if none works."""
     attempts: list[DeviceAttempt] = []
     last_error: BaseException | None = None
+    failed_before = remembered_failures(model_dir) if requested == "auto" else {}
     for device in candidate_devices(requested):
+        if device in failed_before and device != "cpu":
+            attempts.append(DeviceAttempt(device, False, f"failed when answering before: {failed_before[device]}"))
+            continue
         try:
             model = factory(model_dir, PROVIDERS[device], overlay)
         except Exception as exc:  # og raises RuntimeError; anything else is a failure of this device too
@@ -123,3 +127,68 @@ def physical_cores() -> int:
     except (OSError, ValueError, subprocess.SubprocessError):
         pass
     return max(1, logical // 2 if logical >= 4 else logical)
+
+
+# -- devices that loaded but failed when used ---------------------------------------------------------------------
+# A provider can load a model and still fail on its first forward pass (a driver that cannot run one of the
+# graph's operators, too little GPU memory for the first batch). The engine then answers on the CPU and
+# remembers it here, per model folder, so "auto" does not try that device again for that model.
+FAILURES_FILE = "device_failures.json"
+
+
+def _failures_path() -> Any:
+    from localmind import paths
+
+    return paths.data_dir() / FAILURES_FILE
+
+
+def remembered_failures(model_dir: str) -> dict[str, str]:
+    """{device: why} for devices that failed when answering with this model before."""
+    import json
+
+    try:
+        data = json.loads(_failures_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entry = data.get(os.path.realpath(model_dir)) if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in entry.items()} if isinstance(entry, dict) else {}
+
+
+def remember_failure(model_dir: str, device: str, reason: str) -> None:
+    """Record that ``device`` failed when answering with this model (best effort: a read-only folder is fine)."""
+    import json
+
+    path = _failures_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data.setdefault(os.path.realpath(model_dir), {})[device] = reason[:240]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+_DEVICE_PROBLEM = (
+    "provider",
+    "not been built with",
+    "interface not available",
+    "failed to load library",
+    "execution provider",
+    "libonnxruntime-genai-cuda",
+    "cuda",
+    "directml",
+    "coreml",
+)
+
+
+def is_device_problem(reason: str) -> bool:
+    """Whether og's load error is about the device (its provider missing or broken), not the model files."""
+    low = reason.lower()
+    return any(word in low for word in _DEVICE_PROBLEM)

@@ -20,18 +20,27 @@ place; another conversation shares at most its identical beginning.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from localmind.engine import winml
-from localmind.engine.devices import ModelFactory, configure_and_load, load_with_fallback, physical_cores
+from localmind.engine.devices import (
+    DEVICE_LABELS,
+    ModelFactory,
+    configure_and_load,
+    is_device_problem,
+    load_with_fallback,
+    physical_cores,
+    remember_failure,
+)
 from localmind.engine.formats.thinking import strip_thinking, supports_thinking_switch, with_thinking
 from localmind.engine.sampling import Sampler
 from localmind.engine.types import (
@@ -54,12 +63,19 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 DEFAULT_CONTEXT_BUDGET = 4096
 MIN_REPLY_RESERVE = 32
+SPECULATIVE_CHUNK = 16  # tokens per type-ahead forward pass: a send waits for at most one of these
+DRAFT_MARGIN_CHARS = 6  # the draft's last characters are never read ahead: the word being typed will change
+_DRAFT_MARK = "\ue000\ue001\ue002"  # private-use characters: where the template puts the user's text
 
 # Used when a model ships no chat template. ChatML is what most small chat models were tuned on.
 FALLBACK_TEMPLATE = (
     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
 )
+
+
+class _Counter:
+    value = 0
 
 
 class CancelFlag(Protocol):
@@ -89,12 +105,32 @@ class _Cache:
         i = bisect.bisect_right(self.text_marks, common) - 1
         return self.text_marks[i], self.token_marks[i]
 
-    def truncate(self, text_len: int, token_count: int) -> None:
+    def truncate(self, text_len: int, token_count: int, keep: int = 0) -> None:
+        """Keep the text and tokens up to an aligned point, plus ``keep`` unmarked tokens after it."""
         i = bisect.bisect_right(self.token_marks, token_count)
         del self.text_marks[i:], self.token_marks[i:]
-        del self.tokens[token_count:]
+        del self.tokens[token_count + keep :]
         self.text = self.text[:text_len]
-        self.mark()
+        if self.text_marks[-1] != text_len or self.token_marks[-1] != token_count:
+            self.text_marks.append(text_len)
+            self.token_marks.append(token_count)
+
+    def mark_at(self, text: str, token_count: int) -> None:
+        """Text and tokens line up at (``text``, ``token_count``): a point later turns can rewind to."""
+        self.text = text
+        if self.text_marks[-1] != len(text) or self.token_marks[-1] != token_count:
+            self.text_marks.append(len(text))
+            self.token_marks.append(token_count)
+
+
+def safe_draft(draft: str, margin: int = DRAFT_MARGIN_CHARS) -> str:
+    """The part of a message still being typed that is worth reading ahead: up to the last whitespace at
+    least ``margin`` characters before its end (a word may still grow, and its tokens with it)."""
+    limit = len(draft) - margin
+    if limit <= 0:
+        return ""
+    cut = max(draft.rfind(" ", 0, limit + 1), draft.rfind("\n", 0, limit + 1))
+    return draft[:cut] if cut > 0 else ""
 
 
 def _automatic_bos(tokenizer: Any) -> int | None:
@@ -122,8 +158,15 @@ def _common_prefix_length(a: str, b: str) -> int:
 class LocalEngine:
     """A :class:`~localmind.engine.types.ChatEngine` running og in this process."""
 
-    def __init__(self, model_factory: ModelFactory = configure_and_load, cancel_flag: CancelFlag | None = None) -> None:
+    def __init__(
+        self,
+        model_factory: ModelFactory = configure_and_load,
+        cancel_flag: CancelFlag | None = None,
+        typeahead_epoch: Any = None,
+    ) -> None:
         self._factory = model_factory
+        # Bumped by whoever wants a type-ahead prefill in flight to stop (a shared value in a child process).
+        self._epoch: Any = typeahead_epoch if typeahead_epoch is not None else _Counter()
         # A threading.Event here; a multiprocessing.Event when a parent process cancels us.
         self._cancel: CancelFlag = cancel_flag if cancel_flag is not None else threading.Event()
         self._og: Any = None
@@ -139,6 +182,7 @@ class LocalEngine:
         self._budget = 0
         self._chunk = 128
         self._cache = _Cache()
+        self._options = LoadOptions()
         self.min_reply_reserve = MIN_REPLY_RESERVE
         self.info: LoadInfo | None = None
 
@@ -165,7 +209,7 @@ class LocalEngine:
         try:
             model, device, attempts = load_with_fallback(str(folder.path), options.device, overlay, self._factory)
         except Exception as exc:
-            raise explain_og_error(exc, folder) from exc
+            raise _explain_load_error(exc, folder, options.device) from exc
         try:
             tokenizer = og.Tokenizer(model)
         except Exception as exc:
@@ -185,6 +229,7 @@ class LocalEngine:
         self._eos |= {int(t) for t in (eos_cfg if isinstance(eos_cfg, list) else [eos_cfg]) if isinstance(t, int)}
         self._budget = budget
         self._chunk = max(1, options.prefill_chunk)
+        self._options = options
         try:
             self._render([ChatMessage("user", "hi")])
         except EngineError as exc:
@@ -322,23 +367,25 @@ class LocalEngine:
         params.set_search_options(max_length=self._budget, do_sample=False)
         return self._og.Generator(self._model, params)
 
-    def _rewind(self, text_len: int, token_count: int) -> None:
-        if self._generator is None or token_count == 0:
+    def _rewind(self, text_len: int, token_count: int, keep: int = 0) -> None:
+        """Back to the aligned point (``text_len``, ``token_count``), keeping ``keep`` unmarked tokens after it."""
+        target = token_count + keep
+        if self._generator is None or target == 0:
             self._generator = None
             self._pending_rewind = None
             self._cache = _Cache()
             return
-        if token_count > int(self._generator.token_count()):
+        if target > int(self._generator.token_count()):
             # og holds fewer tokens than the record says (they were never appended): nothing can be kept.
             self._generator = None
             self._pending_rewind = None
             self._cache = _Cache()
             return
-        if token_count < len(self._cache.tokens) or token_count != self._og_length():
+        if target < len(self._cache.tokens) or target != self._og_length():
             # Applied at the next append: og leaves a wrong KV cache after two rewind_to calls in a row on
             # graphs that concatenate KV (onnx-community exports; tests/unit/formats/test_exact.py).
-            self._pending_rewind = token_count
-        self._cache.truncate(text_len, token_count)
+            self._pending_rewind = target
+        self._cache.truncate(text_len, token_count, keep)
 
     def _append(self, tokens: list[int]) -> None:
         if self._generator is None:
@@ -386,27 +433,12 @@ class LocalEngine:
     def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
         started = time.perf_counter()
         self._thinking = options.thinking
+        # Times count from the user's send (Enter) when the caller says when that was: the hand-over to this
+        # process and a speculative chunk still finishing are part of what the user waits for.
+        waited = max(0.0, time.time() - options.submitted_at) if options.submitted_at else 0.0
         kept, prompt, _, dropped = self.fit_to_budget(messages, options)
-        text_len, token_count = self._cache.reusable_prefix(prompt)
-        if text_len == len(prompt):
-            # The whole prompt is cached (regenerate): read its last piece again to get fresh logits.
-            text_len, token_count = self._cache.reusable_prefix(prompt[:-1])
-        try:
-            self._rewind(text_len, token_count)
-        except Exception:
-            self._rewind(0, 0)
-            text_len = 0
-        if not self._in_step():
-            self._rewind(0, 0)  # out of step: read the whole prompt again rather than trust either side
-            text_len = 0
-        pieces: list[tuple[int, list[int]]] = []
-        position = text_len
-        for end in self._message_ends(kept, prompt):
-            if end > position:
-                pieces.append((end, self._encode(prompt[position:end], at_start=position == 0)))
-                position = end
+        reused, pieces = self._plan(prompt, self._message_ends(kept, prompt), speculative=False)
         new_count = sum(len(tokens) for _, tokens in pieces)
-        reused = len(self._cache.tokens)
         if reused + new_count + self.min_reply_reserve > self._budget and reused:
             # Encoding piece by piece came out longer than the budget allows: start from scratch.
             self._rewind(0, 0)
@@ -418,9 +450,9 @@ class LocalEngine:
                 prompt_tokens=new_count + reused,
                 reused_tokens=reused,
                 generated_tokens=generated,
-                time_to_first_token_s=(first - started) if first else 0.0,
+                time_to_first_token_s=(first - started + waited) if first else 0.0,
                 tokens_per_second=((generated - 1) / decode_s) if generated > 1 and decode_s > 0 else 0.0,
-                total_s=time.perf_counter() - started,
+                total_s=time.perf_counter() - started + waited,
                 context_tokens=len(self._cache.tokens),
                 context_budget=self._budget,
                 dropped_messages=dropped,
@@ -440,6 +472,9 @@ class LocalEngine:
                 self._cache.mark()
         except Exception as exc:
             self._rewind(0, 0)
+            if self._can_fall_back():
+                yield from self._answer_on_cpu(messages, options, exc)
+                return
             yield TurnFinished(
                 FinishReason.ERROR, stats(0, None, 0.0), error=f"The model failed while reading the prompt: {exc}"
             )
@@ -482,6 +517,10 @@ class LocalEngine:
                 # Append even the last token: the cache then matches the reply the user sees.
                 self._append([token])
         except Exception as exc:
+            if not generated and self._can_fall_back():
+                self._rewind(0, 0)
+                yield from self._answer_on_cpu(messages, options, exc)
+                return
             reason, error = FinishReason.ERROR, f"The model failed while answering: {exc}"
         # The cache now holds the prompt plus every generated token that was appended.
         appended = generated[: len(self._cache.tokens) - self._cache.token_marks[-1]]
@@ -500,6 +539,160 @@ class LocalEngine:
             self._rewind(0, 0)
         decode_s = time.perf_counter() - first_token_at if first_token_at else 0.0
         yield TurnFinished(reason, stats(len(generated), first_token_at, decode_s), error=error)
+
+    # -- type-ahead --------------------------------------------------------------------------------------------
+    def typeahead_epoch(self) -> int:
+        return int(self._epoch.value)
+
+    def preempt_prefill(self) -> None:
+        """Stop a type-ahead prefill in flight at its next chunk (any thread); later ones with an old epoch too."""
+        self._epoch.value += 1
+
+    def prefill(
+        self,
+        messages: Sequence[ChatMessage],
+        draft: str = "",
+        epoch: int | None = None,
+        on_chunk: Callable[[], None] | None = None,
+    ) -> int:
+        """Read ``messages`` plus the start of the user's next message (``draft``, still being typed) into the
+        KV cache, so that when it is sent only its last words and the reply header are left to read.
+
+        Speculative and harmless: nothing is generated, a later ``generate`` keeps exactly the cached tokens
+        that its own prompt has (compared token by token) and reads the rest, so the reply is the one a fresh
+        prefill gives. The draft is cut at a word boundary a few characters before its end (the word being
+        typed will change). Reads in small chunks and stops at the next one once ``preempt_prefill`` was
+        called after ``epoch`` was read (default: now). Returns the number of tokens now cached.
+        """
+        self._require_model()
+        epoch = self.typeahead_epoch() if epoch is None else epoch
+        if self.typeahead_epoch() != epoch:
+            return len(self._cache.tokens)
+        history = list(messages)
+        probe = [*history, ChatMessage("user", _DRAFT_MARK)]
+        try:
+            rendered = self._render(probe)
+        except EngineError:
+            return len(self._cache.tokens)
+        at = rendered.find(_DRAFT_MARK)
+        if at < 0:
+            return len(self._cache.tokens)
+        text = rendered[:at] + safe_draft(draft)
+        ends = [end for end in self._message_ends(probe, rendered) if end <= at]
+        ends.append(len(text))
+        reused, pieces = self._plan(text, ends, speculative=True)
+        planned = reused + sum(len(tokens) for _, tokens in pieces)
+        if planned + self.min_reply_reserve > self._budget:
+            return len(self._cache.tokens)  # would not fit with a reply: the send will drop old turns anyway
+        chunk = max(1, min(self._chunk, SPECULATIVE_CHUNK))
+        for index, (end, tokens) in enumerate(pieces):
+            for start in range(0, len(tokens), chunk):
+                if on_chunk is not None:
+                    on_chunk()
+                if self.typeahead_epoch() != epoch:
+                    return len(self._cache.tokens)
+                self._append(tokens[start : start + chunk])
+            if index < len(pieces) - 1:  # the draft's piece stays unmarked: its text is not final
+                self._cache.text = text[:end]
+                self._cache.mark()
+        if not self._in_step():
+            self._rewind(0, 0)
+        return len(self._cache.tokens)
+
+    def _plan(self, prompt: str, ends: list[int], *, speculative: bool) -> tuple[int, list[tuple[int, list[int]]]]:
+        """Rewind the cache to what it shares with ``prompt``; returns (tokens kept, pieces left to append).
+
+        First as text, to the last point where cached text and tokens line up; then token by token into
+        what follows (a type-ahead prefill's tail): only identical tokens are kept. ``ends`` are the text
+        offsets where pieces are encoded separately (message ends). A prompt that is wholly cached keeps
+        one token back, so appending it gives fresh logits (og cannot generate right after a rewind).
+        """
+        text_len, token_count = self._cache.reusable_prefix(prompt)
+        if text_len == len(prompt) and not speculative:
+            text_len, token_count = self._cache.reusable_prefix(prompt[:-1])
+        pieces: list[tuple[int, list[int]]] = []
+        position = text_len
+        for end in ends:
+            if end > position:
+                pieces.append((end, self._encode(prompt[position:end], at_start=position == 0)))
+                position = end
+        new = [t for _, tokens in pieces for t in tokens]
+        tail = self._cache.tokens[token_count:]
+        common = 0
+        limit = min(len(tail), len(new) if speculative else len(new) - 1)
+        while common < limit and tail[common] == new[common]:
+            common += 1
+        try:
+            self._rewind(text_len, token_count, keep=common)
+        except Exception:
+            self._rewind(0, 0)
+            return self._plan(prompt, ends, speculative=speculative) if token_count else (0, pieces)
+        if not self._in_step():
+            self._rewind(0, 0)  # out of step: read the whole prompt again rather than trust either side
+            return self._plan(prompt, ends, speculative=speculative) if token_count else (0, pieces)
+        # Pieces wholly covered by the kept tokens are marked as read; the rest is what is left to append.
+        left: list[tuple[int, list[int]]] = []
+        skip, position = common, token_count
+        for end, tokens in pieces:
+            if skip >= len(tokens) and (speculative is False or end != ends[-1]):
+                skip -= len(tokens)
+                position += len(tokens)
+                self._cache.mark_at(prompt[:end], position)
+                continue
+            left.append((end, tokens[skip:]))
+            skip = 0
+        return len(self._cache.tokens), [(end, tokens) for end, tokens in left if tokens]
+
+    # -- a device that loaded but fails when used -------------------------------------------------------------
+    def _can_fall_back(self) -> bool:
+        return self.info is not None and self.info.device != "cpu"
+
+    def _answer_on_cpu(
+        self, messages: list[ChatMessage], options: GenerationOptions, exc: Exception
+    ) -> Iterator[StreamEvent]:
+        """The device failed on its first forward pass: reload on the CPU, remember it, answer from there."""
+        assert self.info is not None
+        device, model_dir = self.info.device, self.info.model_dir
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:240]
+        remember_failure(model_dir, device, reason)
+        previous = self.info
+        info = self.load(model_dir, dataclasses.replace(self._options, device="cpu"))
+        warning = (
+            f"{DEVICE_LABELS.get(device, device)} failed on the first answer ({reason.rstrip('.')}). "
+            "LocalMind answered on the CPU and will use the CPU for this model from now on."
+        )
+        self.info = dataclasses.replace(
+            info,
+            fallback_reasons=(*previous.fallback_reasons, (device, f"failed when answering: {reason}")),
+            warnings=(*info.warnings, warning),
+        )
+        for event in self._generate(messages, options):
+            yield dataclasses.replace(event, reloaded=self.info) if isinstance(event, TurnFinished) else event
+
+
+def _explain_load_error(exc: BaseException, folder: ModelFolder, requested: str) -> ModelLoadError:
+    """A load failure in words that fit its cause: the device, the model's kind, or the files."""
+    raw = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    if requested not in ("auto", "cpu") and is_device_problem(raw):
+        return ModelLoadError.say(
+            "This copy of LocalMind cannot use {device}: {reason}.",
+            "Choose Automatic or CPU as the device in Settings (in the terminal: --device cpu).",
+            device=DEVICE_LABELS.get(requested, requested),
+            reason=raw.rstrip("."),
+        )
+    if "model_type" in raw or "model type" in raw.lower():
+        return ModelLoadError.say(
+            "This kind of model ({kind}) is not supported by the installed onnxruntime-genai.",
+            "Try another model, or a newer version of LocalMind.",
+            kind=folder.model_type,
+        )
+    explained = explain_og_error(exc, folder)
+    return ModelLoadError(_sentence(explained.message), hint=_sentence(explained.hint) if explained.hint else None)
+
+
+def _sentence(text: str) -> str:
+    text = text.rstrip()
+    return text if not text or text[-1] in ".!?。！？)" else text + "."
 
 
 __all__ = ["DEFAULT_CONTEXT_BUDGET", "FALLBACK_TEMPLATE", "LocalEngine"]

@@ -30,13 +30,14 @@ talking to it, and the caller's wait ends at once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
 import multiprocessing.connection
 import os
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from localmind.engine.types import (
@@ -50,6 +51,7 @@ from localmind.engine.types import (
     PromptTooLongError,
     StreamEvent,
     TextDelta,
+    TranslatableError,
     TurnFinished,
     TurnStats,
 )
@@ -67,6 +69,8 @@ ACK_TIMEOUT_S = 5.0  # an idle child takes a command in milliseconds; this is a 
 STARTUP_TIMEOUT_S = 60.0  # a fresh child imports numpy and og before it takes anything
 STALL_TIMEOUT_S = 120.0  # no prefill chunk or token for this long: the turn is hung
 _POLL_S = 0.05
+_HUNG = "The engine stopped responding, so LocalMind restarted it."
+_RESTART_HINT = "LocalMind restarts it on your next message; if it keeps happening, try a smaller model or the CPU."
 
 
 class _SharedFlag:
@@ -101,7 +105,9 @@ class _Heartbeat(_SharedFlag):
         return super().is_set()
 
 
-def _serve(conn: multiprocessing.connection.Connection, cancel: Any, beats: Any, data_dir: str | None) -> None:
+def _serve(
+    conn: multiprocessing.connection.Connection, cancel: Any, beats: Any, epoch: Any, data_dir: str | None
+) -> None:
     """The child's loop: one request at a time from ``conn``; replies go back on it."""
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     if data_dir:
@@ -111,7 +117,7 @@ def _serve(conn: multiprocessing.connection.Connection, cancel: Any, beats: Any,
     from localmind.engine.local import LocalEngine
 
     heartbeat = _Heartbeat(cancel, beats)
-    engine = LocalEngine(cancel_flag=heartbeat)
+    engine = LocalEngine(cancel_flag=heartbeat, typeahead_epoch=epoch)
     heartbeat.beat()  # ready
     while True:
         try:
@@ -129,6 +135,9 @@ def _serve(conn: multiprocessing.connection.Connection, cancel: Any, beats: Any,
             elif command == "unload":
                 engine.unload()
                 conn.send(("ok", None))
+            elif command == "prefill":
+                history, draft, epoch_then = args
+                conn.send(("ok", engine.prefill(history, draft, epoch_then, on_chunk=heartbeat.beat)))
             elif command == "count":
                 conn.send(("ok", engine.count_tokens(*args)))
             elif command == "generate":
@@ -136,12 +145,13 @@ def _serve(conn: multiprocessing.connection.Connection, cancel: Any, beats: Any,
                     conn.send(("event", event))
                 conn.send(("ok", None))
             else:
-                conn.send(("error", "EngineError", f"Unknown engine command {command!r}.", None))
+                conn.send(("error", "EngineError", f"Unknown engine command {command!r}.", None, None))
         except UserFacingError as exc:
-            conn.send(("error", type(exc).__name__, exc.message, exc.hint))
+            sources = (exc.source, exc.hint_source, exc.values) if isinstance(exc, TranslatableError) else None
+            conn.send(("error", type(exc).__name__, exc.message, exc.hint, sources))
         except Exception as exc:  # a bug or an og failure we did not foresee: report it, keep serving
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            conn.send(("error", "EngineError", f"The engine failed: {detail}", None))
+            conn.send(("error", "EngineError", f"The engine failed: {detail}", None, None))
 
 
 class _Hung(Exception):
@@ -156,7 +166,7 @@ class _Closed(EngineError):
     """``close`` was called from another thread while this one waited on the child."""
 
     def __init__(self) -> None:
-        super().__init__("The engine is shutting down.")
+        super().__init__("The engine is shutting down.", source="The engine is shutting down.")
 
 
 class EngineProcess:
@@ -174,6 +184,7 @@ class EngineProcess:
         self._cancel = _SharedFlag(self._cancel_value)
         self._cancel_at: float | None = None
         self._beats: Any = self._ctx.RawValue("Q", 0)
+        self._epoch: Any = self._ctx.RawValue("Q", 0)  # type-ahead: bumped to stop a prefill in flight
         self._proc: Any = None
         self._conn: multiprocessing.connection.Connection | None = None
         self._pipe_lock = threading.Lock()
@@ -204,7 +215,7 @@ class EngineProcess:
         self._beats.value = 0
         self._proc = self._ctx.Process(
             target=_serve,
-            args=(child, self._cancel_value, self._beats, str(paths.data_dir())),
+            args=(child, self._cancel_value, self._beats, self._epoch, str(paths.data_dir())),
             name="localmind-engine",
             daemon=True,
         )
@@ -246,15 +257,14 @@ class EngineProcess:
         self._discard()
         self.restarts += 1
         if code is not None and code < 0:
-            how = f" (stopped by signal {-code})"
-        elif code:
-            how = f" (exit status {code})"
-        else:
-            how = ""
-        return EngineError(
-            f"The engine stopped unexpectedly{how}.",
-            hint="LocalMind restarts it on your next message; if it keeps happening, try a smaller model or the CPU.",
-        )
+            return EngineError.say(
+                "The engine stopped unexpectedly (stopped by signal {signal}).", _RESTART_HINT, signal=-code
+            )
+        if code:
+            return EngineError.say(
+                "The engine stopped unexpectedly (exit status {status}).", _RESTART_HINT, status=code
+            )
+        return EngineError.say("The engine stopped unexpectedly.", _RESTART_HINT)
 
     def _send(self, conn: multiprocessing.connection.Connection, message: tuple[Any, ...]) -> int:
         """Send ``message``; returns the heartbeat count from before, so taking it shows as a change."""
@@ -263,7 +273,13 @@ class EngineProcess:
         return beats
 
     def _receive(
-        self, conn: multiprocessing.connection.Connection, sent_beats: int, *, cancellable: bool, stall: bool
+        self,
+        conn: multiprocessing.connection.Connection,
+        sent_beats: int,
+        *,
+        cancellable: bool,
+        stall: bool,
+        preempted: Callable[[], bool] | None = None,
     ) -> Any:
         """The child's next reply, without ever waiting on it blindly (see the module docstring)."""
         sent_at = last_progress = time.monotonic()
@@ -284,7 +300,7 @@ class EngineProcess:
                 else:
                     acked = True
                 last_beats, last_progress = beats, now
-            if cancellable and self._cancel.is_set():
+            if (cancellable and self._cancel.is_set()) or (preempted is not None and preempted()):
                 if self._cancel_at is None:
                     self._cancel_at = now
                 if now - self._cancel_at >= self.cancel_grace_s:
@@ -309,7 +325,7 @@ class EngineProcess:
             if hung.why == "cancel":
                 raise
             self._discard()
-            raise EngineError("The engine stopped responding, so LocalMind restarted it.", hint="Try again.") from None
+            raise EngineError.say(_HUNG, "Try again.") from None
         self._pending_load = False
         try:
             self.info = self._unwrap(reply)
@@ -330,9 +346,7 @@ class EngineProcess:
             except _Hung:
                 self._kill_and_restart()
                 if attempt == 2 or message[0] == "load":
-                    raise EngineError(
-                        "The engine stopped responding, so LocalMind restarted it.", hint="Try again."
-                    ) from None
+                    raise EngineError.say(_HUNG, "Try again.") from None
                 self._settle_pending_load(cancellable=False)
         raise AssertionError("unreachable")
 
@@ -348,15 +362,19 @@ class EngineProcess:
 
     def _locked(self) -> Any:
         if self._closing:
-            raise EngineError("The engine is shutting down.")
+            raise _Closed()
         return self._pipe_lock
 
     @staticmethod
     def _unwrap(reply: tuple[Any, ...]) -> Any:
         if reply[0] == "ok":
             return reply[1]
-        _, kind, message, hint = reply
-        raise _ERRORS.get(kind, EngineError)(message, hint=hint)
+        _, kind, message, hint, sources = reply
+        cls = _ERRORS.get(kind, EngineError)
+        if sources is not None and issubclass(cls, TranslatableError):
+            source, hint_source, values = sources
+            raise cls(message, hint=hint, source=source, hint_source=hint_source, values=values)
+        raise cls(message, hint=hint)
 
     def _reload_if_restarted(self) -> None:
         if (self._proc is None or not self._proc.is_alive()) and self._last_load is not None:
@@ -382,6 +400,40 @@ class EngineProcess:
     def cancel(self) -> None:
         self._cancel_at = time.monotonic()
         self._cancel.set()
+
+    # -- type-ahead -----------------------------------------------------------------------------------------------
+    def typeahead_epoch(self) -> int:
+        return int(self._epoch.value)
+
+    def preempt_prefill(self) -> None:
+        """Stop a type-ahead prefill in flight at its next chunk. Any thread (one writer: the window's)."""
+        self._cancel_at = time.monotonic()
+        self._epoch.value += 1
+
+    def prefill(self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None) -> int:
+        """See :meth:`LocalEngine.prefill`. A child that does not stop within the grace after a preempt is
+        killed and restarted like a frozen turn (the work was only speculative)."""
+        epoch = self.typeahead_epoch() if epoch is None else epoch
+        if self.typeahead_epoch() != epoch:
+            return 0
+        with self._locked():
+            try:
+                self._settle_pending_load(cancellable=False)
+                self._reload_if_restarted()
+            except _Hung:
+                return 0
+            conn = self._ensure_started()
+            try:
+                beats = self._send(conn, ("prefill", list(messages), draft, epoch))
+                reply = self._receive(
+                    conn, beats, cancellable=False, stall=True, preempted=lambda: self.typeahead_epoch() != epoch
+                )
+            except (EOFError, OSError) as exc:
+                raise self._crashed() from exc
+            except _Hung:
+                self._kill_and_restart()
+                return 0
+            return int(self._unwrap(reply))
 
     def generate(
         self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None
@@ -431,6 +483,13 @@ class EngineProcess:
                         if isinstance(event, TextDelta):
                             deltas += 1
                             first = first or time.perf_counter()
+                        elif event.reloaded is not None and self._last_load is not None:
+                            # The device failed on its first answer: a restarted child should use the CPU too.
+                            self.info = event.reloaded
+                            self._last_load = (
+                                self._last_load[0],
+                                dataclasses.replace(self._last_load[1], device="cpu"),
+                            )
                         yield event
                 except (EOFError, OSError) as exc:
                     finished = True
@@ -451,9 +510,8 @@ class EngineProcess:
                             yield cancelled()
                             return
                         continue
-                    raise EngineError(
-                        "The engine stopped responding, so LocalMind restarted it.",
-                        hint="Send your message again; if it keeps happening, try a smaller model or the CPU.",
+                    raise EngineError.say(
+                        _HUNG, "Send your message again; if it keeps happening, try a smaller model or the CPU."
                     ) from None
                 finally:
                     if not finished and self._conn is conn:

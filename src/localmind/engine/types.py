@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from localmind.errors import UserFacingError
 
@@ -31,6 +31,7 @@ class GenerationOptions:
     seed: int | None = None
     min_new_tokens: int = 0  # the end-of-turn token is masked until this many (benchmarks force a length)
     thinking: bool | None = None  # reasoning models whose template reads enable_thinking (Qwen3); None: its default
+    submitted_at: float | None = None  # time.time() of the user's send (Enter): stats count from there
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
@@ -64,6 +65,22 @@ class FinishReason(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class LoadInfo:
+    model_dir: str
+    model_name: str
+    model_type: str
+    device: str  # the device actually in use: "cpu", "cuda", "dml", "coreml"
+    fallback_reasons: tuple[tuple[str, str], ...] = ()  # (device, why it was not used)
+    context_length: int = 0  # the model's own
+    context_budget: int = 0  # what LocalMind allocates
+    threads: int = 0
+    has_chat_template: bool = True
+    thinking_switch: bool = False  # the chat template can turn thinking on and off (GenerationOptions.thinking)
+    load_s: float = 0.0
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
 class TurnStats:
     prompt_tokens: int = 0
     reused_tokens: int = 0  # prompt tokens that were already in the KV cache
@@ -86,32 +103,54 @@ class TurnFinished:
     reason: FinishReason
     stats: TurnStats
     error: str | None = None
+    # Set when the engine had to reload the model during the turn (the GPU failed on its first forward pass
+    # and the turn ran on the CPU): the model as it is now, with a warning that says so.
+    reloaded: LoadInfo | None = None
 
 
 StreamEvent = TextDelta | TurnFinished
 
 
-@dataclass(frozen=True)
-class LoadInfo:
-    model_dir: str
-    model_name: str
-    model_type: str
-    device: str  # the device actually in use: "cpu", "cuda", "dml", "coreml"
-    fallback_reasons: tuple[tuple[str, str], ...] = ()  # (device, why it was not used)
-    context_length: int = 0  # the model's own
-    context_budget: int = 0  # what LocalMind allocates
-    threads: int = 0
-    has_chat_template: bool = True
-    thinking_switch: bool = False  # the chat template can turn thinking on and off (GenerationOptions.thinking)
-    load_s: float = 0.0
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+_E = TypeVar("_E", bound="TranslatableError")
 
 
-class EngineError(UserFacingError):
+class TranslatableError(UserFacingError):
+    """A user-facing error that also keeps its English source texts and their values, so the window can show
+    it in the user's language (``QCoreApplication.translate("engine", source).format(**values)``); the
+    engine itself has no Qt. ``message`` and ``hint`` are the English texts, as for any UserFacingError."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        source: str | None = None,
+        hint_source: str | None = None,
+        values: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.source = source
+        self.hint_source = hint_source
+        self.values = dict(values or {})
+
+    @classmethod
+    def say(cls: type[_E], source: str, hint_source: str | None = None, **values: object) -> _E:
+        """Build the error from source texts with ``{name}`` fields (these literal texts are translated)."""
+        text = {k: str(v) for k, v in values.items()}
+        return cls(
+            source.format(**text),
+            hint=hint_source.format(**text) if hint_source else None,
+            source=source,
+            hint_source=hint_source,
+            values=text,
+        )
+
+
+class EngineError(TranslatableError):
     """Generation could not run; the message says why and what to do."""
 
 
-class ModelLoadError(UserFacingError):
+class ModelLoadError(TranslatableError):
     """A model folder could not be loaded; the message names the file and the problem."""
 
 

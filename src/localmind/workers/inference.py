@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from localmind.engine.types import (
     ChatEngine,
@@ -24,12 +24,27 @@ from localmind.engine.types import (
     LoadInfo,
     LoadOptions,
     TextDelta,
+    TranslatableError,
     TurnFinished,
     TurnStats,
 )
 from localmind.errors import UserFacingError
 
 BATCH_INTERVAL_S = 0.03
+
+
+def user_text(exc: UserFacingError) -> str:
+    """The error's text in the UI's language where the engine gave its source (context "engine")."""
+    if not isinstance(exc, TranslatableError) or not exc.source:
+        return str(exc)
+    try:
+        message = QCoreApplication.translate("engine", exc.source).format(**exc.values)
+        hint = (
+            QCoreApplication.translate("engine", exc.hint_source).format(**exc.values) if exc.hint_source else exc.hint
+        )
+    except (KeyError, IndexError, ValueError):  # a translation with a broken field: English is better than nothing
+        return str(exc)
+    return f"{message} {hint}" if hint else message
 
 
 class InferenceWorker(QObject):
@@ -63,7 +78,7 @@ class InferenceWorker(QObject):
             with self._engine_lock:
                 info = self.engine.load(model_dir, options)
         except UserFacingError as exc:
-            self.load_failed.emit(str(exc))
+            self.load_failed.emit(user_text(exc))
         except Exception as exc:  # never let a bad model take the worker down
             self.load_failed.emit(f"The model could not be loaded: {exc}")
         else:
@@ -118,7 +133,7 @@ class InferenceWorker(QObject):
                     self.finished.emit(request_id, event)
                     return
         except UserFacingError as exc:
-            message = str(exc)
+            message = user_text(exc)
         except Exception as exc:
             message = f"Generation failed: {exc}"
         else:
@@ -258,6 +273,10 @@ class InferenceService(QObject):
         return True
 
     def _on_finished(self, request_id: int, finished: TurnFinished) -> None:
+        if finished.reloaded is not None:
+            # The device failed and the engine moved the model to the CPU during this turn: the model changed.
+            self.info = finished.reloaded
+            self.loaded.emit(finished.reloaded)
         if self._end(request_id):
             self.finished.emit(request_id, finished)
             self.busy_changed.emit(self.busy)

@@ -1,0 +1,55 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>engine</name>
+    <message>
+        <source>The engine stopped unexpectedly (stopped by signal {signal}).</source>
+        <translation>引擎意外停止（被信号 {signal} 终止）。</translation>
+    </message>
+    <message>
+        <source>The engine stopped unexpectedly (exit status {status}).</source>
+        <translation>引擎意外停止（退出状态 {status}）。</translation>
+    </message>
+    <message>
+        <source>The engine stopped unexpectedly.</source>
+        <translation>引擎意外停止。</translation>
+    </message>
+    <message>
+        <source>LocalMind restarts it on your next message; if it keeps happening, try a smaller model or the CPU.</source>
+        <translation>LocalMind 会在你发送下一条消息时重新启动它；如果反复发生，请换用更小的模型或改用 CPU。</translation>
+    </message>
+    <message>
+        <source>The engine stopped responding, so LocalMind restarted it.</source>
+        <translation>引擎没有响应，LocalMind 已将其重新启动。</translation>
+    </message>
+    <message>
+        <source>Try again.</source>
+        <translation>请重试。</translation>
+    </message>
+    <message>
+        <source>Send your message again; if it keeps happening, try a smaller model or the CPU.</source>
+        <translation>请重新发送你的消息；如果反复发生，请换用更小的模型或改用 CPU。</translation>
+    </message>
+    <message>
+        <source>The engine is shutting down.</source>
+        <translation>引擎正在关闭。</translation>
+    </message>
+    <message>
+        <source>This copy of LocalMind cannot use {device}: {reason}.</source>
+        <translation>此版本的 LocalMind 无法使用 {device}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Choose Automatic or CPU as the device in Settings (in the terminal: --device cpu).</source>
+        <translation>请在“设置”中把设备选为“自动”或“CPU”（终端中：--device cpu）。</translation>
+    </message>
+    <message>
+        <source>This kind of model ({kind}) is not supported by the installed onnxruntime-genai.</source>
+        <translation>已安装的 onnxruntime-genai 不支持这类模型（{kind}）。</translation>
+    </message>
+    <message>
+        <source>Try another model, or a newer version of LocalMind.</source>
+        <translation>请换用其他模型，或使用更新版本的 LocalMind。</translation>
+    </message>
+</context>
+</TS>
