@@ -52,4 +52,15 @@
         <translation>请换用其他模型，或使用更新版本的 LocalMind。</translation>
     </message>
 </context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Prepare replies while I type</source>
+        <translation>在我输入时预先准备回答</translation>
+    </message>
+    <message>
+        <source>The model reads the chat and your message while you type, so the answer starts as soon as you press Enter. Off while the computer runs on battery.</source>
+        <translation>在你输入时，模型会提前读取对话和你的消息，按下回车后回答立即开始。电脑使用电池供电时此功能关闭。</translation>
+    </message>
+</context>
 </TS>

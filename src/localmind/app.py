@@ -36,6 +36,7 @@ from localmind.engine import winml
 from localmind.engine.types import (
     ChatEngine,
     GenerationOptions,
+    ChatMessage,
     LoadInfo,
     LoadOptions,
     TurnStats,
@@ -59,6 +60,7 @@ from localmind.ui.welcome import WelcomePage
 from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
 from localmind.workers.tasks import TaskRunner
+from localmind.workers.typeahead import TypeAhead
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +165,9 @@ class LocalMind(QObject):
         self.thinking_switch = ThinkingSwitch(self.session, self.service)
         self.window.composer.footer.insertWidget(1, self.thinking_switch)
         self.last_import: ImportResult | None = None  # what the last import did, for its notice
+        self.typeahead = TypeAhead(
+            self.service, self._typeahead_history, self._typeahead_draft, lambda: self.settings.prepare_replies, self
+        )
         self._connect()
         self.reload_conversations()
         self.session.new_chat()
@@ -224,6 +229,12 @@ class LocalMind(QObject):
         chat_view.regenerate_requested.connect(session.regenerate)
         window.welcome.suggestion_chosen.connect(self._use_suggestion)
 
+        # Type-ahead (issue 12): the engine reads the chat and the message while the user types.
+        composer.input.textChanged.connect(self.typeahead.text_changed)
+        session.conversation_opened.connect(lambda *_: self.typeahead.chat_changed())
+        session.generating_changed.connect(self._typeahead_after_turn)
+        service.loaded.connect(lambda *_: self.typeahead.chat_changed())
+
         window.model_folder_chosen.connect(self.load_model)
         window.settings_requested.connect(self.open_settings)
         window.closing.connect(self.shutdown)
@@ -242,6 +253,18 @@ class LocalMind(QObject):
             return page
 
         return build
+
+    def _typeahead_after_turn(self, generating: bool) -> None:
+        if not generating:
+            self.typeahead.chat_changed()  # the reply joins the history; what is typed meanwhile follows
+
+    def _typeahead_history(self) -> list[ChatMessage] | None:
+        session = self.session
+        return None if session.model is None or session.generating or self._shut_down else session.engine_history()
+
+    def _typeahead_draft(self) -> str | None:
+        composer = self.window.composer
+        return None if composer.editing is not None else composer.text
 
     # -- model ----------------------------------------------------------------------------------------------------
     def load_options(self) -> LoadOptions:

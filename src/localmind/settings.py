@@ -85,6 +85,7 @@ class Settings:
     # Remote models (an OpenAI-compatible server elsewhere): off by default; its key lives in the keyring.
     remote_models: bool = False
     remote_url: str | None = None
+    prepare_replies: bool = True  # type-ahead: read the chat into the model while the user types
     generation: GenerationDefaults = field(default_factory=GenerationDefaults)
     # Keys from a newer LocalMind, written back as they were.
     unknown: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -126,6 +127,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "api_server_lan": lambda value: isinstance(value, bool),
     "remote_models": lambda value: isinstance(value, bool),
     "remote_url": _optional(lambda value: isinstance(value, str) and value.startswith(("http://", "https://"))),
+    "prepare_replies": lambda value: isinstance(value, bool),
 }
 
 

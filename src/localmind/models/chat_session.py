@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +100,7 @@ class ChatSession(QObject):
         self._draft_settings: dict[str, Any] = {}
         self._turn: _Turn | None = None
         self._count_request: int | None = None
+        self._submitted_at: float | None = None
         self._closed = False
         self.documents: Any = None  # a documents.chat.DocumentsChat when the app has one ("Use my documents")
         self._save_timer = QTimer(self)
@@ -213,6 +215,7 @@ class ChatSession(QObject):
     # -- turns --------------------------------------------------------------------------------------------------
     def send(self, text: str) -> bool:
         """Commit ``text`` as the user's message and start the reply; ``False`` if nothing was sent."""
+        self._submitted_at = time.time()  # the reply's time to first token counts from here (the Enter key)
         if not text.strip() or self.generating or self._closed:
             return False
         if self.model is None:
@@ -290,6 +293,10 @@ class ChatSession(QObject):
         if self._turn is not None:
             self.service.cancel()
 
+    def engine_history(self) -> list[ChatMessage]:
+        """The open conversation as the engine reads it (type-ahead prepares exactly this)."""
+        return self._history()
+
     def _history(self) -> list[ChatMessage]:
         system_prompt, _ = self.chat_settings()
         if self.documents is not None:
@@ -315,6 +322,8 @@ class ChatSession(QObject):
             return False
         if self.documents is not None:
             self.messages = self.documents.before_turn(self.messages)
+        options = dataclasses.replace(options, submitted_at=self._submitted_at or time.time())
+        self._submitted_at = None
         history = self._history()
         if reply is None:
             try:

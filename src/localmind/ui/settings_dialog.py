@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -221,6 +222,7 @@ class SettingsDialog(QDialog):
         self.device_combo = QComboBox()
         self.context_budget = _int(CONTEXT_BUDGET_RANGE[0], 131072, 256)
         self.threads = _int(0, 256)
+        self.prepare_replies = QCheckBox()
         self.engine_note = QLabel()
         self.engine_note.setObjectName("HelpText")
         self.engine_note.setWordWrap(True)
@@ -246,6 +248,7 @@ class SettingsDialog(QDialog):
         engine.addRow(self.device_label, self.device_combo)
         engine.addRow(self.context_label, self.context_budget)
         engine.addRow(self.threads_label, self.threads)
+        engine.addRow("", self.prepare_replies)
         engine.addRow("", self.engine_note)
 
         layout = QVBoxLayout(page)
@@ -262,6 +265,7 @@ class SettingsDialog(QDialog):
         self.device_combo.setCurrentIndex(max(0, self.device_combo.findData(s.device)))
         self.context_budget.setValue(s.context_budget)
         self.threads.setValue(s.threads or 0)
+        self.prepare_replies.setChecked(s.prepare_replies)
 
     def _fill_chat(self, chat: dict[str, Any]) -> None:
         preset = chat.get("preset")
@@ -351,6 +355,7 @@ class SettingsDialog(QDialog):
         app.context_budget = self.context_budget.value()
         app.threads = self.threads.value() or None
         self.server_tab.apply(app)
+        app.prepare_replies = self.prepare_replies.isChecked()
         return SettingsResult(app, self.system_prompt.toPlainText(), self.chat_settings())
 
     def accept(self) -> None:
@@ -444,6 +449,13 @@ class SettingsDialog(QDialog):
         self.device_combo.setAccessibleName(self.tr("Run models on"))
         self.context_budget.setAccessibleName(self.tr("Context size"))
         self.threads.setAccessibleName(self.tr("CPU threads"))
+        self.prepare_replies.setText(self.tr("Prepare replies while I type"))
+        self.prepare_replies.setToolTip(
+            self.tr(
+                "The model reads the chat and your message while you type, so the answer starts as soon as you "
+                "press Enter. Off while the computer runs on battery."
+            )
+        )
         self.language_note.setText(self.tr("The language changes at once; a few parts follow after a restart."))
         self.engine_note.setText(
             self.tr(

@@ -56,6 +56,7 @@ class InferenceWorker(QObject):
     finished = Signal(int, object)  # request id, TurnFinished
     failed = Signal(int, str)  # request id, message
     token_count_ready = Signal(int, int)  # request id, tokens
+    prefilled = Signal(int)  # tokens now in the cache after a type-ahead prefill
 
     def __init__(
         self, engine: ChatEngine, cancelled: set[int], lock: threading.Lock, engine_lock: threading.Lock | None = None
@@ -92,6 +93,18 @@ class InferenceWorker(QObject):
         except Exception:
             return
         self.token_count_ready.emit(request_id, count)
+
+    @Slot(object, str, int)
+    def prefill(self, messages: list[ChatMessage], draft: str, epoch: int) -> None:
+        """Type-ahead: read the chat and the message being typed into the cache (stops when a send preempts it)."""
+        prefill = getattr(self.engine, "prefill", None)
+        if prefill is None:
+            return
+        try:
+            tokens = int(prefill(messages, draft, epoch))
+        except Exception:  # speculative work: a failure here is the next real turn's to report
+            return
+        self.prefilled.emit(tokens)
 
     @Slot(int, object, object)
     def generate(self, request_id: int, messages: list[ChatMessage], options: GenerationOptions) -> None:
@@ -160,8 +173,10 @@ class InferenceService(QObject):
     failed = Signal(int, str)
     token_count_ready = Signal(int, int)
     busy_changed = Signal(bool)
+    prefilled = Signal(int)
 
     _load_requested = Signal(str, object)
+    _prefill_requested = Signal(object, str, int)
     _generate_requested = Signal(int, object, object)
     _count_requested = Signal(int, object)
 
@@ -186,6 +201,8 @@ class InferenceService(QObject):
         self._load_requested.connect(self._worker.load)
         self._generate_requested.connect(self._worker.generate)
         self._count_requested.connect(self._worker.count_tokens)
+        self._prefill_requested.connect(self._worker.prefill)
+        self._worker.prefilled.connect(self.prefilled)
         self._worker.loaded.connect(self._on_loaded)
         self._worker.load_failed.connect(self._on_load_failed)
         self._worker.tokens_ready.connect(self._on_tokens)
@@ -198,7 +215,30 @@ class InferenceService(QObject):
     def busy(self) -> bool:
         return self.active_request is not None or self.loading
 
+    @property
+    def can_prefill(self) -> bool:
+        return hasattr(self.engine, "prefill")
+
+    def prefill(self, messages: Sequence[ChatMessage], draft: str) -> bool:
+        """Type-ahead: ask the engine to read ``messages`` and the start of ``draft`` ahead of a send.
+
+        Speculative and lowest priority: skipped while a model loads or a reply runs, and any later
+        ``generate``, ``load`` or ``prefill`` stops it at its next chunk. Returns whether it was asked.
+        """
+        if not self.can_prefill or self.busy or self.info is None:
+            return False
+        self._preempt_prefill()  # the previous draft's prefill is out of date
+        epoch = int(self.engine.typeahead_epoch())  # type: ignore[attr-defined]
+        self._prefill_requested.emit(list(messages), draft, epoch)
+        return True
+
+    def _preempt_prefill(self) -> None:
+        preempt = getattr(self.engine, "preempt_prefill", None)
+        if preempt is not None:
+            preempt()
+
     def load(self, model_dir: str, options: LoadOptions | None = None) -> None:
+        self._preempt_prefill()
         self.cancel()
         self.loading = True
         self.loading_started.emit(model_dir)
@@ -206,7 +246,9 @@ class InferenceService(QObject):
         self._load_requested.emit(model_dir, options or LoadOptions())
 
     def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> int:
-        """Start a turn; returns its request id. A turn still running is cancelled first."""
+        """Start a turn; returns its request id. A turn still running is cancelled first, and a type-ahead
+        prefill in flight stops at its next chunk (the send waits for at most that chunk)."""
+        self._preempt_prefill()
         self.cancel()
         self._next_id += 1
         request_id = self._next_id
@@ -241,6 +283,7 @@ class InferenceService(QObject):
         """Stop the turn, end the worker thread and the engine. Never hangs on an engine that does not answer:
         Stop ends a turn within about 2 s; if the thread is still busy after ``timeout_ms`` (a load in a frozen
         child), closing the engine from here kills the child, which ends the thread's wait."""
+        self._preempt_prefill()
         self.cancel()
         self._thread.quit()
         if not self._thread.wait(timeout_ms):

@@ -1,0 +1,237 @@
+"""Enter → first token, with and without type-ahead, through the real window and the real engine process.
+
+    python bench/typeahead.py --model bench/models/smollm2-135m [--model bench/models/qwen3-0.6b]
+        [--history 0 2000] [--lengths 50 500 2000] [--only HISTORY:LENGTH ...] [--chars-per-burst 24]
+        [--burst-ms 400] [--enter-pause-ms 300] [--cold-start]
+
+For each model, chat history size (tokens) and message length (tokens), the app is started as the user
+starts it (``create_app``: the window, the inference worker, the engine child process), a conversation with
+that much history is opened, and the message is typed into the real composer in bursts (``insertText`` on
+the composer's cursor, so the widget's own signals fire) with pauses between bursts, as a person types. Then
+Enter is pressed (a real key event) and the time to the first token is taken from the reply's stats, which
+count from the Enter key press (``time_to_first_token_s``), plus when the first text was shown.
+
+Each case runs with type-ahead on and off, alternating which goes first. The typing is faster than a
+person's (``--chars-per-burst`` / ``--burst-ms``; the defaults are ~60 characters a second, 10-15x a fast
+typist) to keep the bench short; at a person's speed the engine is further ahead, not behind. Prints JSON.
+
+``--cold-start`` also times ``localmind chat --model M --prompt hi --max-new-tokens 1`` against a bare og
+loop on the same model (process start to exit) and reads their peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from bench.engine import text_of_tokens
+from localmind import paths
+from localmind.app import create_app, create_application
+from localmind.engine.local import LocalEngine
+from localmind.engine.types import LoadOptions
+from localmind.settings import Settings
+
+NEW_TOKENS = 4
+
+
+def wait_until(condition: Any, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        QTest.qWait(5)
+
+
+def history_turns(engine: LocalEngine, tokens: int) -> list[tuple[str, str]]:
+    """User/assistant pairs of ~500 tokens each, ``tokens`` in all."""
+    turns: list[tuple[str, str]] = []
+    seed = 100
+    while tokens > 0:
+        size = min(250, tokens // 2) if tokens >= 100 else tokens
+        turns.append(("user", text_of_tokens(engine, max(size, 8), seed)))
+        turns.append(("assistant", text_of_tokens(engine, max(size, 8), seed + 1)))
+        tokens -= 2 * size if tokens >= 100 else tokens
+        seed += 2
+    return turns
+
+
+def one_run(
+    model: str, turns: list[tuple[str, str]], message: str, typeahead: bool, args: argparse.Namespace
+) -> dict[str, Any]:
+    data = Path(tempfile.mkdtemp(prefix="typeahead-"))
+    paths.set_data_dir(data)
+    settings = Settings(theme="light", language="en", context_budget=args.context, prepare_replies=typeahead)
+    settings.generation.temperature = 0.0
+    settings.generation.max_new_tokens = NEW_TOKENS
+    mind = create_app(model, settings=settings, load_last_model=False)
+    mind.window.show()
+    try:
+        wait_until(lambda: mind.session.model is not None, 300, "the model to load")
+        prefilled: list[float] = []
+        mind.service.prefilled.connect(lambda _n: prefilled.append(time.perf_counter()))
+        warm_s = None
+        if turns:
+            conversation = mind.store.create_conversation(title="bench", system_prompt="", settings={})
+            for role, text in turns:
+                mind.store.append_message(conversation.id, role, text)
+            mind.reload_conversations()
+            opened = time.perf_counter()
+            mind.open_conversation(conversation.id)
+            if typeahead:  # warm reopen: the history is read in the background
+                wait_until(lambda: bool(prefilled), 600, "the history to be read")
+                warm_s = prefilled[-1] - opened
+        box = mind.window.composer.input
+        box.setFocus()
+        typing_started = time.perf_counter()
+        for start in range(0, len(message), args.chars_per_burst):
+            box.textCursor().insertText(message[start : start + args.chars_per_burst])
+            QTest.qWait(args.burst_ms)
+        typing_s = time.perf_counter() - typing_started
+        QTest.qWait(args.enter_pause_ms)
+        shown: list[float] = []
+        mind.session.reply_delta.connect(lambda _t: shown or shown.append(time.perf_counter()))
+        finished: list[Any] = []
+        mind.session.turn_finished.connect(finished.append)
+        enter_at = time.perf_counter()
+        QTest.keyClick(box, Qt.Key.Key_Return)
+        wait_until(lambda: bool(finished), 900, "the reply")
+        assert mind.session.conversation_id is not None
+        reply = mind.store.messages(mind.session.conversation_id)[-1]
+        stats = dict(reply.stats or {})
+        return {
+            "typeahead": typeahead,
+            "enter_to_first_token_s": round(stats.get("time_to_first_token_s", 0.0), 4),
+            "enter_to_first_text_shown_s": round(shown[0] - enter_at, 4) if shown else None,
+            "prompt_tokens": stats.get("prompt_tokens"),
+            "reused_tokens": stats.get("reused_tokens"),
+            "read_after_enter": (stats.get("prompt_tokens") or 0) - (stats.get("reused_tokens") or 0),
+            "typing_s": round(typing_s, 2),
+            "warm_reopen_s": round(warm_s, 3) if warm_s is not None else None,
+            "prefills": mind.typeahead.requests,
+        }
+    finally:
+        mind.window.close()
+        QTest.qWait(50)
+        paths.set_data_dir(None)
+
+
+def cold_start(model: str) -> dict[str, Any]:
+    """``localmind chat … --max-new-tokens 1`` vs a bare og loop: wall time and peak RSS (VmHWM) of each."""
+    bare = (
+        "import sys,onnxruntime_genai as og;m=og.Model(sys.argv[1]);t=og.Tokenizer(m);"
+        "p=og.GeneratorParams(m);p.set_search_options(max_length=256);g=og.Generator(m,p);"
+        "g.append_tokens(t.encode('hi'));g.generate_next_token()"
+    )
+    wrapper = (  # prints the process's own peak RSS (VmHWM) at exit
+        "import runpy,sys,atexit\n"
+        "def _hwm():\n"
+        "    for l in open('/proc/self/status'):\n"
+        "        if l.startswith('VmHWM'): sys.stderr.write('HWM '+l.split()[1]+'\\n')\n"
+        "atexit.register(_hwm)\n"
+    )
+    commands = {
+        "localmind_chat": [
+            "-c",
+            wrapper + "sys.argv=['localmind','chat','--model',sys.argv[1],'--prompt','hi','--max-new-tokens','1'];"
+            "runpy.run_module('localmind',run_name='__main__')",
+            model,
+        ],
+        "bare_og": ["-c", wrapper + bare, model],
+    }
+    out: dict[str, Any] = {}
+    for _round in range(3):
+        for name, argv in commands.items():
+            env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, env=env, check=False)
+            wall = time.perf_counter() - started
+            rss = [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("HWM ")]
+            out.setdefault(name, []).append(
+                {"wall_s": round(wall, 3), "peak_rss_mb": round(rss[-1] / 1024, 1) if rss else None}
+            )
+    summary = {
+        name: {"wall_s_median": sorted(r["wall_s"] for r in runs)[1], "runs": runs} for name, runs in out.items()
+    }
+    summary["extra_s"] = round(summary["localmind_chat"]["wall_s_median"] - summary["bare_og"]["wall_s_median"], 3)
+    return summary
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", action="append", required=True)
+    ap.add_argument("--history", type=int, nargs="+", default=[0, 2000])
+    ap.add_argument("--lengths", type=int, nargs="+", default=[50, 500, 2000])
+    ap.add_argument("--only", nargs="*", default=[], help="HISTORY:LENGTH pairs to run (default: all)")
+    ap.add_argument("--chars-per-burst", type=int, default=24)
+    ap.add_argument("--burst-ms", type=int, default=400)
+    ap.add_argument("--enter-pause-ms", type=int, default=300)
+    ap.add_argument("--context", type=int, default=4608)
+    ap.add_argument("--cold-start", action="store_true")
+    args = ap.parse_args()
+    create_application()
+    results: dict[str, Any] = {
+        "settings": {
+            "chars_per_burst": args.chars_per_burst,
+            "burst_ms": args.burst_ms,
+            "enter_pause_ms": args.enter_pause_ms,
+            "new_tokens": NEW_TOKENS,
+        },
+        "models": {},
+    }
+    flip = False
+    for model in args.model:
+        name = Path(model).name
+        sizer = LocalEngine()
+        sizer.load(model, LoadOptions(device="cpu", context_budget=args.context))
+        entry: dict[str, Any] = {"cases": []}
+        for history in args.history:
+            turns = history_turns(sizer, history) if history else []
+            for length in args.lengths:
+                if args.only and f"{history}:{length}" not in args.only:
+                    continue
+                message = text_of_tokens(sizer, length, seed=7)
+                runs: dict[bool, dict[str, Any]] = {}
+                for mode in (True, False) if not flip else (False, True):
+                    runs[mode] = one_run(model, turns, message, mode, args)
+                    print(
+                        json.dumps({"model": name, "history": history, "length": length, **runs[mode]}), file=sys.stderr
+                    )
+                flip = not flip
+                on, off = runs[True], runs[False]
+                entry["cases"].append(
+                    {
+                        "history_tokens": history,
+                        "message_tokens": length,
+                        "with_typeahead": on,
+                        "without": off,
+                        "ttft_ratio_with_over_without": round(
+                            on["enter_to_first_token_s"] / off["enter_to_first_token_s"], 4
+                        )
+                        if off["enter_to_first_token_s"]
+                        else None,
+                    }
+                )
+        sizer.unload()
+        if args.cold_start:
+            entry["cold_start"] = cold_start(model)
+        results["models"][name] = entry
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Type-ahead prefill on the tiny model (issue 12): the reply after a send is exactly a fresh prefill's.
+
+The tiny model's reply depends on every token in the KV cache, and the tests also compare the cache token by
+token with a fresh engine's: a type-ahead that left one wrong token behind fails them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from localmind.engine.local import LocalEngine, safe_draft
+from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+
+GREEDY = GenerationOptions(temperature=0)
+HISTORY = [
+    ChatMessage("system", "You are helpful."),
+    ChatMessage("user", "hello hi how are you"),
+    ChatMessage("assistant", "Sure: here is **bold** and `code`."),
+]
+
+
+def run(engine: LocalEngine, messages: list[ChatMessage]) -> tuple[str, TurnFinished]:
+    text, finished = "", None
+    for event in engine.generate(messages, GREEDY):
+        if isinstance(event, TextDelta):
+            text += event.text
+        else:
+            finished = event
+    assert finished is not None
+    return text, finished
+
+
+@pytest.fixture
+def engine(tiny_model: Path) -> LocalEngine:
+    e = LocalEngine()
+    e.load(str(tiny_model), LoadOptions(device="cpu"))
+    return e
+
+
+def fresh(tiny_model: Path, messages: list[ChatMessage]) -> tuple[str, list[int]]:
+    e = LocalEngine()
+    e.load(str(tiny_model), LoadOptions(device="cpu"))
+    return run(e, messages)[0], list(e._cache.tokens)
+
+
+def typed(engine: LocalEngine, history: list[ChatMessage], text: str, step: int = 7) -> None:
+    """Prefill as the window does while someone types ``text``: a growing draft, a pause every few characters."""
+    for end in range(step, len(text) + step, step):
+        engine.prefill(history, text[:end])
+
+
+def check_send(engine: LocalEngine, tiny_model: Path, history: list[ChatMessage], text: str) -> TurnFinished:
+    messages = [*history, ChatMessage("user", text)]
+    reply, finished = run(engine, messages)
+    expected_reply, expected_tokens = fresh(tiny_model, messages)
+    assert reply == expected_reply
+    assert engine._cache.tokens == expected_tokens
+    assert finished.reason is FinishReason.END_OF_TURN
+    return finished
+
+
+QUESTION = "Tell me a story about a cat. The quick brown fox jumps over the lazy dog. What is 2 + 2? 中文 emoji 😀"
+
+
+def test_typing_then_send_reads_only_the_tail(engine: LocalEngine, tiny_model: Path) -> None:
+    run(engine, [*HISTORY[:2]])  # the chat so far is in the cache, as after a reply
+    typed(engine, HISTORY, QUESTION)
+    finished = check_send(engine, tiny_model, HISTORY, QUESTION)
+    # Only the end of the message and the reply header were read after the send.
+    assert finished.stats.prompt_tokens - finished.stats.reused_tokens <= 12
+    assert finished.stats.reused_tokens > 40
+
+
+def test_deleting_and_retyping(engine: LocalEngine, tiny_model: Path) -> None:
+    typed(engine, HISTORY, "The quick brown fox jumps over the lazy dog. Tell me a story")
+    engine.prefill(HISTORY, "The quick brown fox")  # deleted back
+    typed(engine, HISTORY, "The quick brown fox was here all along, what is 2 + 2?")
+    check_send(engine, tiny_model, HISTORY, "The quick brown fox was here all along, what is 2 + 2?")
+
+
+def test_an_edit_in_the_middle(engine: LocalEngine, tiny_model: Path) -> None:
+    typed(engine, HISTORY, QUESTION)
+    edited = QUESTION.replace("story about a cat", "tale about a dog")
+    engine.prefill(HISTORY, edited)
+    check_send(engine, tiny_model, HISTORY, edited)
+
+
+def test_a_paste(engine: LocalEngine, tiny_model: Path) -> None:
+    pasted = "The quick brown fox jumps over the lazy dog. " * 30
+    engine.prefill(HISTORY, pasted)
+    finished = check_send(engine, tiny_model, HISTORY, pasted)
+    assert finished.stats.reused_tokens > 200
+
+
+def test_switching_chats_while_typing(engine: LocalEngine, tiny_model: Path) -> None:
+    typed(engine, HISTORY, QUESTION)
+    other = [ChatMessage("user", "What is 2 + 2?"), ChatMessage("assistant", "I hear you — done")]
+    typed(engine, other, "Tell me a story")
+    check_send(engine, tiny_model, other, "Tell me a story about a cat.")
+    # And back: the first chat's history is read again, then its send is exact too.
+    typed(engine, HISTORY, QUESTION)
+    check_send(engine, tiny_model, HISTORY, QUESTION)
+
+
+def test_regenerate_after_type_ahead(engine: LocalEngine, tiny_model: Path) -> None:
+    typed(engine, HISTORY, QUESTION)
+    messages = [*HISTORY, ChatMessage("user", QUESTION)]
+    first, _ = run(engine, messages)
+    again, finished = run(engine, messages)  # regenerate: the same prompt, the old reply goes
+    assert again == first == fresh(tiny_model, messages)[0]
+    assert finished.stats.prompt_tokens - finished.stats.reused_tokens == 1
+
+
+def test_the_word_being_typed_is_not_read_ahead() -> None:
+    # Up to a word boundary at least a few characters before the end: the word being typed may still change.
+    assert safe_draft("Tell me a story about") == "Tell me a story"
+    assert safe_draft("Tell me a sto") == "Tell me"
+    assert safe_draft("Tell") == ""
+    assert safe_draft("line one\nline two") == "line one"
+
+
+def test_a_send_preempts_type_ahead_within_one_chunk(tiny_model: Path) -> None:
+    engine = LocalEngine()
+    engine.load(str(tiny_model), LoadOptions(device="cpu"))
+    appended: list[int] = []
+    real_append = engine._append
+
+    def slow_append(tokens: list[int]) -> None:
+        time.sleep(0.02)  # a slow model: each chunk takes a while
+        real_append(tokens)
+        appended.append(len(tokens))
+
+    engine._append = slow_append  # type: ignore[method-assign]
+    pasted = "The quick brown fox jumps over the lazy dog. " * 40
+    worker = threading.Thread(target=engine.prefill, args=(HISTORY, pasted))
+    worker.start()
+    while len(appended) < 3:
+        time.sleep(0.001)
+    engine.preempt_prefill()
+    seen = len(appended)
+    worker.join(5)
+    assert not worker.is_alive()
+    assert len(appended) <= seen + 1  # at most the chunk that was running
+    assert max(appended) <= 16
+    engine._append = real_append  # type: ignore[method-assign]
+    check_send(engine, tiny_model, HISTORY, pasted)
