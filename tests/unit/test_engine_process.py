@@ -204,3 +204,48 @@ def test_close_from_another_thread_never_hangs_on_a_frozen_child(tiny_model: Pat
     assert isinstance(turn.error, EngineError)
     time.sleep(0.1)
     assert _gone(frozen)
+
+
+# -- type-ahead in the child ----------------------------------------------------------------------------------------
+def _prefill_in_thread(engine: EngineProcess) -> tuple[threading.Thread, dict[str, int]]:
+    result: dict[str, int] = {}
+    epoch = engine.typeahead_epoch()
+    start = engine._beats.value
+    thread = threading.Thread(target=lambda: result.update(n=engine.prefill([], "fox " * 900, epoch)), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while engine._beats.value < start + 20 and time.monotonic() < deadline:
+        time.sleep(0.002)
+    return thread, result
+
+
+def test_a_send_preempts_type_ahead_without_killing_a_working_child(tiny_model: Path) -> None:
+    engine = EngineProcess()
+    try:
+        engine.load(str(tiny_model), LoadOptions(device="cpu", prefill_chunk=1))
+        thread, result = _prefill_in_thread(engine)
+        started = time.monotonic()
+        engine.preempt_prefill()
+        thread.join(5)
+        assert not thread.is_alive() and time.monotonic() - started < 0.5
+        assert engine.kills == 0 and 0 < result["n"] < 900
+        assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+    finally:
+        engine.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
+def test_a_child_frozen_during_type_ahead_is_replaced_when_a_send_comes(tiny_model: Path) -> None:
+    engine = EngineProcess()
+    try:
+        engine.load(str(tiny_model), LoadOptions(device="cpu", prefill_chunk=1))
+        thread, _ = _prefill_in_thread(engine)
+        frozen = _freeze(engine)
+        started = time.monotonic()
+        engine.preempt_prefill()
+        thread.join(5)
+        assert not thread.is_alive() and time.monotonic() - started < 2.0
+        assert engine.kills == 1 and _gone(frozen)
+        assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+    finally:
+        engine.close()

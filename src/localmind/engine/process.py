@@ -286,6 +286,7 @@ class EngineProcess:
         last_beats = sent_beats
         ready = sent_beats > 0
         acked = False
+        longest_gap = 0.0  # between heartbeats: how long one chunk takes on this machine right now
         while True:
             if self._closing:
                 raise _Closed()
@@ -299,11 +300,19 @@ class EngineProcess:
                     acked = beats >= 2
                 else:
                     acked = True
+                if acked and last_beats > sent_beats:
+                    longest_gap = max(longest_gap, now - last_progress)
                 last_beats, last_progress = beats, now
-            if (cancellable and self._cancel.is_set()) or (preempted is not None and preempted()):
+            if cancellable and self._cancel.is_set():
                 if self._cancel_at is None:
                     self._cancel_at = now
                 if now - self._cancel_at >= self.cancel_grace_s:
+                    raise _Hung("cancel")
+            if preempted is not None and preempted():
+                # Type-ahead is only speculative, but killing a child that is merely slow costs a reload: wait
+                # for the chunk in flight unless the heartbeat has been silent for much longer than a chunk takes.
+                patience = max(self.cancel_grace_s, 3 * longest_gap) if longest_gap else 10 * self.cancel_grace_s
+                if now - last_progress >= patience:
                     raise _Hung("cancel")
             if not acked and now - sent_at >= (self.ack_timeout_s if ready else STARTUP_TIMEOUT_S):
                 raise _Hung("ack")
