@@ -85,7 +85,8 @@ def test_resent_conversation_reuses_the_cached_prefix(client: openai.OpenAI) -> 
         usage = reply.usage
         assert usage is not None
         cached.append((details.cached_tokens if details else 0, usage.prompt_tokens, usage.completion_tokens))
-    assert cached[0][0] == 0
+    # The first request shares at most its opening tokens with the module's earlier conversations.
+    assert cached[0][0] < cached[0][1] // 2
     # From turn 2 on, the whole previous turn (its prompt and the reply) was already in the cache.
     for (_, prompt, completion), (cached_now, _, _) in itertools.pairwise(cached):
         assert cached_now >= prompt + completion

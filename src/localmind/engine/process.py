@@ -311,7 +311,8 @@ class EngineProcess:
             if preempted is not None and preempted():
                 # Type-ahead is only speculative, but killing a child that is merely slow costs a reload: wait
                 # for the chunk in flight unless the heartbeat has been silent for much longer than a chunk takes.
-                patience = max(self.cancel_grace_s, 3 * longest_gap) if longest_gap else 10 * self.cancel_grace_s
+                # Before the first chunk ends (a fresh session's first pass can take long) only the stall timeout applies.
+                patience = max(self.cancel_grace_s, 5 * longest_gap) if longest_gap else self.stall_timeout_s
                 if now - last_progress >= patience:
                     raise _Hung("cancel")
             if not acked and now - sent_at >= (self.ack_timeout_s if ready else STARTUP_TIMEOUT_S):
@@ -544,6 +545,7 @@ class EngineProcess:
             proc = self._proc
             if proc is not None and proc.is_alive():
                 proc.kill()  # the waiting thread sees _closing (or the pipe's end) within one poll slice
+                proc.join(timeout=1)  # reaped: nothing left behind
             return
         try:
             self._closing = True
