@@ -35,8 +35,8 @@ from localmind.core.store import ConversationStore
 from localmind.engine import winml
 from localmind.engine.types import (
     ChatEngine,
-    GenerationOptions,
     ChatMessage,
+    GenerationOptions,
     LoadInfo,
     LoadOptions,
     TurnStats,
