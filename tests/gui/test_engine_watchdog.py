@@ -44,8 +44,16 @@ def launch(qtbot: Any, tiny_model: Path) -> Iterator[Launch]:
     yield from launch_fixture(qtbot, tiny_model)
 
 
+def engine_process(mind: Any) -> EngineProcess:
+    """The app's engine child (behind the router that sends remote models elsewhere)."""
+    engine = mind.service.engine
+    engine = getattr(engine, "_local", engine)
+    assert isinstance(engine, EngineProcess)
+    return engine
+
+
 def _send_long_and_freeze_mid_prefill(qtbot: Any, mind: Any) -> int:
-    engine: EngineProcess = mind.service.engine
+    engine = engine_process(mind)
     box = mind.window.composer.input
     box.setFocus()
     box.setPlainText(LONG)  # as pasted

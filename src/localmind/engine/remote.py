@@ -361,6 +361,22 @@ class RoutingEngine:
         self._drop_remote()
         self._local.close()
 
+    # Type-ahead (issue 12) is the local engine's: a remote server is never asked to read ahead.
+    def typeahead_epoch(self) -> int:
+        epoch = getattr(self._local, "typeahead_epoch", None)
+        return int(epoch()) if epoch is not None else 0
+
+    def preempt_prefill(self) -> None:
+        preempt = getattr(self._local, "preempt_prefill", None)
+        if preempt is not None:
+            preempt()
+
+    def prefill(self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None) -> int:
+        prefill = getattr(self._local, "prefill", None)
+        if prefill is None or self._active is not self._local:
+            return 0
+        return int(prefill(messages, draft, epoch))
+
 
 __all__ = [
     "REMOTE_PREFIX",

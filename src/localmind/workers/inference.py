@@ -98,12 +98,14 @@ class InferenceWorker(QObject):
     def prefill(self, messages: list[ChatMessage], draft: str, epoch: int) -> None:
         """Type-ahead: read the chat and the message being typed into the cache (stops when a send preempts it)."""
         prefill = getattr(self.engine, "prefill", None)
-        if prefill is None:
-            return
+        if prefill is None or not self._engine_lock.acquire(blocking=False):
+            return  # no type-ahead in this engine, or the API server is using it: speculative work waits for no one
         try:
             tokens = int(prefill(messages, draft, epoch))
         except Exception:  # speculative work: a failure here is the next real turn's to report
             return
+        finally:
+            self._engine_lock.release()
         self.prefilled.emit(tokens)
 
     @Slot(int, object, object)
