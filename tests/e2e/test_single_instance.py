@@ -53,8 +53,9 @@ def reply_status(database: Path, message_id: int) -> str:
 def test_a_second_window_leaves_the_first_ones_reply_alone(tmp_path: Path, tiny_model: Path) -> None:
     data = tmp_path / "data"
     database = data / "conversations.sqlite3"
-    # A slow model: the reply is still being written while the second start comes and goes.
-    first_env = app_env(**{ENV_AUTOCHAT: "Tell me a story about a cat.", ENV_TOKEN_DELAY: "0.5", ENV_TRACE: "1"})
+    # A slow model: the reply is still being written while the second start and four terminal commands come and go
+    # (each takes seconds on a loaded 2-core machine).
+    first_env = app_env(**{ENV_AUTOCHAT: "Tell me a story about a cat.", ENV_TOKEN_DELAY: "2.0", ENV_TRACE: "1"})
     trace = Trace()
     first = start_app(data, tiny_model, first_env)
     reader = read_into(first, trace)
@@ -85,6 +86,7 @@ def test_a_second_window_leaves_the_first_ones_reply_alone(tmp_path: Path, tiny_
         assert imported.returncode == 0, imported.stderr
         models = localmind(data, "models", "list")
         assert models.returncode == 0, models.stderr
+        assert trace.finished == 0, "the reply ended before the terminal commands did: make the model slower"
         assert reply_status(database, reply) == "streaming"
     finally:
         if first.poll() is None:
