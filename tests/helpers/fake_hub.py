@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 DEVICE_FOLDER = "cpu_and_mobile/cpu-int4-rtn-block-32-acc-level-4"
-LFS_SUFFIXES = (".onnx", ".data", ".bin")
+LFS_SUFFIXES = (".onnx", ".data", ".bin", ".onnx_data")
 
 
 def git_blob_sha1(data: bytes) -> str:
@@ -45,6 +45,8 @@ class FakeRepo:
     commit: str = ""
     token: str | None = None  # set: gated, requests need "Authorization: Bearer <token>"
     lfs_suffixes: tuple[str, ...] = LFS_SUFFIXES
+    # What /api/models says about the repo besides its id (downloads, likes, lastModified, tags, config...).
+    info: dict[str, Any] = field(default_factory=dict)
     _digests: dict[str, tuple[bytes, str, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -60,6 +62,21 @@ class FakeRepo:
             cached = (data, git_blob_sha1(data), hashlib.sha256(data).hexdigest())
             self._digests[path] = cached
         return cached[1], cached[2]
+
+    def search_entry(self) -> dict[str, Any]:
+        """The repo as ``/api/models`` lists it (the Hub's JSON keys)."""
+        entry: dict[str, Any] = {
+            "id": self.repo_id,
+            "modelId": self.repo_id,
+            "sha": self.commit,
+            "downloads": 0,
+            "likes": 0,
+            "lastModified": "2025-01-01T00:00:00.000Z",
+            "private": False,
+            "tags": ["onnx"],
+        }
+        entry.update(self.info)
+        return entry
 
     def is_lfs(self, path: str) -> bool:
         return path.endswith(self.lfs_suffixes)
@@ -118,6 +135,8 @@ class FakeHub:
         self.repos: dict[str, FakeRepo] = {}
         self.faults = Faults()
         self.page_size = page_size
+        self.search_page_size = 50  # the real Hub pages /api/models too
+        self.search_fails = False
         self.log: list[LoggedRequest] = []
         self.bytes_served: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -272,6 +291,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.origin == "cdn":
             self._cdn(path, head=head)
             return
+        if url.path.rstrip("/") == "/api/models":
+            self._search(url.query)
+            return
         match = re.match(r"^/api/models/(.+?)/(revision|tree)/([^/]+)(/.*)?$", url.path)
         if match:
             repo = self._repo(unquote(match.group(1)), auth, head=head)
@@ -315,6 +337,28 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return None
         return repo
+
+    def _search(self, query: str) -> None:
+        """``/api/models?search=&filter=&sort=&limit=``: public repos whose id contains the text, most downloaded first."""
+        params = parse_qs(query)
+        text = params.get("search", [""])[0].lower()
+        tags = params.get("filter", [])
+        hub = self.hub
+        if hub.search_fails:
+            self._error(503, "ServiceUnavailable", "search is down", head=False)
+            return
+        found = [
+            repo.search_entry() for repo in hub.repos.values() if repo.token is None and text in repo.repo_id.lower()
+        ]
+        found = [e for e in found if all(t in e.get("tags", []) for t in tags)]
+        found.sort(key=lambda e: (-int(e.get("downloads", 0)), e["id"]))
+        start = int(params.get("cursor", ["0"])[0])
+        size = min(int(params.get("limit", [str(hub.search_page_size)])[0]), hub.search_page_size)
+        headers = {}
+        if start + size < len(found):
+            rest = "&".join(f"{k}={quote(v)}" for k, values in params.items() if k != "cursor" for v in values)
+            headers["Link"] = f'<{hub.endpoint}/api/models?{rest}&cursor={start + size}>; rel="next"'
+        self._json(found[start : start + size], headers)
 
     def _tree(self, repo: FakeRepo, query: str, path: str) -> None:
         entries = repo.tree()
@@ -458,6 +502,52 @@ def model_repo_files(
     files[".gitattributes"] = b"*.onnx filter=lfs diff=lfs merge=lfs -text\n"
     for name, data in (extra or {}).items():
         files[f"{folder}/{name}" if folder else name] = data
+    return files
+
+
+COMMUNITY_VARIANTS = ("", "_fp16", "_q4", "_q4f16", "_int8", "_quantized", "_bnb4", "_uint8")
+
+
+def community_repo_files(
+    model_dir: Path | None = None,
+    *,
+    variants: tuple[str, ...] = COMMUNITY_VARIANTS,
+    config: dict[str, Any] | None = None,
+    filler_bytes: int = 200_000,
+    data_suffix: str = "_data",  # onnx/model.onnx_data, as Optimum names it
+) -> dict[str, bytes]:
+    """An onnx-community (Transformers.js / Optimum) repo: root files, and ``onnx/model{variant}.onnx`` for each variant.
+
+    With ``model_dir`` (a folder in that layout, e.g. from tests.helpers.community_model), its real files are
+    served and the variants it lacks are filled with distinct filler bytes (so a test can tell them apart and
+    prove they were never fetched). Without it, every file is filler around ``config``.
+    """
+    files: dict[str, bytes] = {}
+    if model_dir is not None:
+        for p in sorted(model_dir.rglob("*")):
+            if p.is_file() and p.name != "genai_config.json":
+                files[p.relative_to(model_dir).as_posix()] = p.read_bytes()
+    files.setdefault(
+        "config.json",
+        json.dumps(config or {"model_type": "llama", "architectures": ["LlamaForCausalLM"]}).encode(),
+    )
+    if config is not None:
+        files["config.json"] = json.dumps(config).encode()
+    for name, data in (
+        ("generation_config.json", b'{"bos_token_id": 1, "eos_token_id": 2}'),
+        ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {}, "merges": []}}'),
+        ("tokenizer_config.json", b'{"chat_template": "{{ messages }}"}'),
+        ("special_tokens_map.json", b"{}"),
+    ):
+        files.setdefault(name, data)
+    for i, variant in enumerate(variants):
+        onnx = f"onnx/model{variant}.onnx"
+        if onnx not in files:
+            files[onnx] = pseudo_random_bytes(filler_bytes // 10, seed=100 + i)
+            if variant in ("", "_fp16"):  # the big ones keep their weights outside the graph
+                files[onnx + data_suffix] = pseudo_random_bytes(filler_bytes, seed=200 + i)
+    files["README.md"] = b"# An onnx-community style test repo\n"
+    files[".gitattributes"] = b"*.onnx filter=lfs diff=lfs merge=lfs -text\n"
     return files
 
 

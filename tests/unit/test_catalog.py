@@ -100,3 +100,36 @@ def test_resources_are_found_in_a_source_tree_and_a_bundle(tmp_path: Path, monke
     assert resources.resources_dir() == bundle / "resources"
     monkeypatch.chdir(tmp_path)  # never relative to the working directory
     assert resources.resource_path("catalog.json") == bundle / "resources" / "catalog.json"
+
+
+def test_the_recommendation_weighs_cpu_speed_not_only_memory() -> None:
+    """Issue 8: a 2-core laptop with plenty of memory is offered a small fast model, not a 3.8B one."""
+    from localmind.core.catalog import tokens_per_s
+    from localmind.core.cpu_speed import COMFORTABLE_TOKENS_PER_S, CpuSpeed
+
+    entries = load_catalog()
+    laptop = MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=500 * GB, cpu=CpuSpeed(cores=2, ghz=2.0))
+    pick = recommend(entries, laptop)
+    assert pick is not None and pick.starter and (pick.parameters_b or 9) <= 1.5
+    assert (tokens_per_s(pick, laptop) or 0) >= COMFORTABLE_TOKENS_PER_S
+    desktop = MachineInfo(total_ram_bytes=32 * GB, free_disk_bytes=500 * GB, cpu=CpuSpeed(cores=8, ghz=3.5))
+    assert recommend(entries, desktop) is find_entry(entries, "phi-3.5-mini-instruct")
+    # Memory still rules: 2 GB of RAM gets something that fits, however fast the CPU.
+    small = MachineInfo(total_ram_bytes=2 * GB, free_disk_bytes=500 * GB, cpu=CpuSpeed(cores=16, ghz=4.0))
+    tiny_pick = recommend(entries, small)
+    assert tiny_pick is not None and tiny_pick.variant_for("cpu").ram_bytes <= 0.6 * 2 * GB
+
+
+def test_onnx_community_entries_name_their_variant_and_say_why() -> None:
+    entries = load_catalog()
+    for entry_id in ("smollm2-135m-instruct", "qwen3-0.6b", "qwen3-1.7b", "qwen2.5-1.5b-instruct", "gemma-3-1b-it"):
+        entry = find_entry(entries, entry_id)
+        assert entry is not None and entry.repo.startswith("onnx-community/")
+        assert entry.variant_for("cpu").variant == "q4" and entry.form == "community"
+        assert "onnx-community" in entry.form_note_for("en") and entry.form_note_for("zh_CN") != entry.form_note_for(
+            "en"
+        )
+        request = request_for_catalog(entry)
+        assert request.variant == "q4" and request.folder is None and request.model_id == entry_id
+    qwen05 = find_entry(entries, "qwen2.5-0.5b-instruct")
+    assert qwen05 is not None and qwen05.form == "og" and "faster" in qwen05.form_note_for("en")

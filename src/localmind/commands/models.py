@@ -37,7 +37,15 @@ def register(sub: Any) -> None:
     )
     download.add_argument("--revision", metavar="REV", help="branch, tag or commit (default: the latest)")
     download.add_argument(
-        "--device", choices=("cpu", "cuda", "dml"), default="cpu", help="catalog models: which variant (default: cpu)"
+        "--variant",
+        metavar="NAME",
+        help="onnx-community repos: which variant (q4, int8, fp16, fp32...; default: the best for the device)",
+    )
+    download.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda", "dml"),
+        default="auto",
+        help="which device's files to get (default: the one the engine will use, as `localmind info` shows)",
     )
     download.add_argument("--id", dest="model_id", metavar="ID", help="install under this id")
     download.add_argument(
@@ -58,6 +66,17 @@ def register(sub: Any) -> None:
     imp.add_argument("--reference", action="store_true", help="use the folder where it is instead of copying it")
     imp.add_argument("--id", dest="model_id", metavar="ID", help="install under this id")
     imp.set_defaults(handler=run_import)
+
+    search = actions.add_parser(
+        "search", help="search Hugging Face for ONNX chat models; says which run here (needs the internet)"
+    )
+    search.add_argument("text", metavar="TEXT", help='e.g. "smollm2" or "qwen3"')
+    search.add_argument("--limit", type=int, default=20, metavar="N", help="how many results to check (default 20)")
+    search.add_argument(
+        "--device", choices=("auto", "cpu", "cuda", "dml"), default="auto", help="size the download for this device"
+    )
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(handler=run_search)
 
     login = actions.add_parser(
         "login", help="store a Hugging Face access token (for gated or private models) in the system keyring"
@@ -161,8 +180,13 @@ class TerminalProgress:
         self._width = 0
 
     def __call__(self, p: Any) -> None:
-        if p.status and p.status != self._status:
+        if p.status and p.status != self._status and p.phase != "preparing":
             self._line(f"  {p.status}", final=True)
+        if p.phase == "preparing":
+            # One line that updates: the graph rewrite reports many small steps.
+            self._status = p.status
+            self._line(f"{p.model_id}: {p.status or 'preparing'}", final=not self.tty)
+            return
         self._status = p.status
         if p.phase == "listing":
             return
@@ -191,13 +215,29 @@ class TerminalProgress:
         self.out.flush()
 
 
+def _device(args: argparse.Namespace) -> str:
+    from localmind.core.hub.device import download_device
+
+    return download_device(args.device)
+
+
 def _request(args: argparse.Namespace) -> Any:
+    from dataclasses import replace
+
     from localmind.core.catalog import find_entry, load_catalog
     from localmind.core.hub import DownloadRequest, request_for_catalog
 
+    device = _device(args)
     entry = find_entry(load_catalog(), args.model)
+    if args.variant and args.include:
+        raise UserFacingError(
+            "--variant and --include do not go together.",
+            hint="--variant is for onnx-community repos, --include for onnxruntime-genai packages.",
+        )
     if entry is not None:
-        request = request_for_catalog(entry, args.device, args.revision)
+        request = request_for_catalog(entry, device, args.revision)
+        if args.variant:
+            request = replace(request, variant=args.variant, folder=None, model_id=f"{entry.id}-{args.variant}")
         if args.include:
             request = DownloadRequest(
                 request.repo, request.revision, args.include.strip("/"), request.model_id, request.name
@@ -209,11 +249,13 @@ def _request(args: argparse.Namespace) -> Any:
                 hint="See `localmind models list` for the catalog.",
             )
         request = DownloadRequest(
-            args.model, args.revision or "main", args.include.strip("/") if args.include else None
+            args.model,
+            args.revision or "main",
+            args.include.strip("/") if args.include else None,
+            variant=args.variant,
+            device=device,
         )
     if args.model_id:
-        from dataclasses import replace
-
         request = replace(request, model_id=args.model_id)
     return request
 
@@ -239,6 +281,50 @@ def run_download(args: argparse.Namespace) -> int:
     if not model.ok:  # pragma: no cover - a fresh download is verified
         raise UserFacingError(f"{model.id} was installed but looks damaged: {model.problem}.")
     print(f"Installed {model.id} in {model.folder}")
+    return 0
+
+
+# -- search ----------------------------------------------------------------------------------------------------------
+_VERDICTS = {"ready": "runs here", "setup": "runs here (LocalMind prepares it)", "unsupported": "not supported"}
+
+
+def run_search(args: argparse.Namespace) -> int:
+    from localmind.core import secrets
+    from localmind.core.hub.search import HubSearch, check_results, compatible_first
+
+    if args.limit < 1:
+        raise UserFacingError("--limit must be at least 1.")
+    token = secrets.get_token()
+    device = _device(args)
+    search = HubSearch(args.text, token=token, page_size=args.limit)
+    found = search.next_page()
+    if not args.json and found:
+        print(f"Checking {len(found)} result(s)…", file=sys.stderr)
+    results = compatible_first(check_results(found, device=device, token=token))
+    if args.json:
+        json.dump([r.to_json() for r in results], sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return 0
+    if not results:
+        print(f"No ONNX models on Hugging Face match {args.text!r}.")
+        return 0
+    for r in results:
+        c = r.compatibility
+        verdict = _VERDICTS.get(c.verdict.value, "could not be checked") if c else "?"
+        updated = r.last_modified.date().isoformat() if r.last_modified else "?"
+        print(f"{r.repo}")
+        stats = f"{r.downloads or 0} downloads, {r.likes or 0} likes, updated {updated}"
+        print(f"  {verdict}: {c.reason if c else ''}")
+        if c is not None and c.runs:
+            size = human_bytes(c.download_bytes) if c.download_bytes else "?"
+            params = f"{c.parameters / 1e9:.2f}B parameters" if c.parameters else "parameters unknown"
+            memory = human_bytes(c.memory_bytes) if c.memory_bytes else "?"
+            what = f"variant {c.choice} ({c.quantization})" if c.verdict.value == "setup" else c.choice
+            print(f"  downloads {what}: {size}; {params}; needs about {memory} of memory")
+            if len(c.variants) > 1 and c.verdict.value == "setup":
+                print(f"  other variants: {', '.join(v for v in c.variants if v != c.choice)} (--variant NAME)")
+            print(f"  localmind models download {r.repo}")
+        print(f"  {stats}")
     return 0
 
 

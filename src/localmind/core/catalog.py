@@ -18,6 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from localmind import paths
+from localmind.core.cpu_speed import (
+    COMFORTABLE_TOKENS_PER_S,
+    CpuSpeed,
+    cpu_speed,
+    estimated_tokens_per_s,
+    parse_parameters,
+)
 from localmind.errors import UserFacingError
 from localmind.resources import resource_path
 
@@ -33,6 +40,7 @@ class CatalogVariant:
     folder: str  # inside the repo; "" is the repo root
     download_bytes: int
     ram_bytes: int
+    variant: str | None = None  # onnx-community repos: the variant to fetch ("q4"); None for og packages
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,22 @@ class CatalogEntry:
     description: dict[str, str]
     recommended: bool = False
     revision: str = "main"
+    starter: bool = False  # a good first model where the recommended one would be too slow
+    # Why this form of the model (og package or onnx-community export), per language; "" when there is one form.
+    form_note: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def form(self) -> str:
+        """ "community" when the CPU variant is an onnx-community export LocalMind prepares, else "og"."""
+        return "community" if self.variant_for("cpu").variant else "og"
+
+    @property
+    def parameters_b(self) -> float | None:
+        return parse_parameters(self.parameters)
+
+    def form_note_for(self, language: str) -> str:
+        base = language.replace("-", "_").split("_")[0].lower()
+        return self.form_note.get(base) or self.form_note.get("en", "")
 
     def variant_for(self, device: str = "cpu") -> CatalogVariant:
         """The variant for ``device``; the CPU one (which runs everywhere) when the repo has none for it."""
@@ -73,6 +97,7 @@ class Fit(str, enum.Enum):
 class MachineInfo:
     total_ram_bytes: int | None
     free_disk_bytes: int | None
+    cpu: CpuSpeed | None = None  # None: speed unknown, the recommendation looks at memory only
 
 
 @dataclass(frozen=True)
@@ -124,6 +149,7 @@ def _parse_entry(raw: Any) -> CatalogEntry:
             folder=spec["folder"].strip("/"),
             download_bytes=_gb(spec.get("download_gb"), f"{raw['id']}.{device}.download_gb"),
             ram_bytes=_gb(spec.get("ram_gb"), f"{raw['id']}.{device}.ram_gb"),
+            variant=str(spec["variant"]) if spec.get("variant") else None,
         )
     description = raw.get("description")
     if not isinstance(description, dict) or not isinstance(description.get("en"), str):
@@ -142,6 +168,8 @@ def _parse_entry(raw: Any) -> CatalogEntry:
         description={str(k): str(v) for k, v in description.items()},
         recommended=bool(raw.get("recommended", False)),
         revision=str(raw.get("revision", "main")),
+        starter=bool(raw.get("starter", False)),
+        form_note={str(k): str(v) for k, v in (raw.get("form_note") or {}).items()},
     )
 
 
@@ -212,7 +240,9 @@ def free_disk_bytes(path: Path) -> int | None:
 
 
 def machine_info() -> MachineInfo:
-    return MachineInfo(total_ram_bytes=total_ram_bytes(), free_disk_bytes=free_disk_bytes(paths.models_dir()))
+    return MachineInfo(
+        total_ram_bytes=total_ram_bytes(), free_disk_bytes=free_disk_bytes(paths.models_dir()), cpu=cpu_speed()
+    )
 
 
 def fit_hint(entry: CatalogEntry, machine: MachineInfo, device: str = "cpu") -> FitHint:
@@ -231,13 +261,36 @@ def fit_hint(entry: CatalogEntry, machine: MachineInfo, device: str = "cpu") -> 
     return FitHint(fit=fit, ram_needed_bytes=variant.ram_bytes, disk_needed_bytes=disk_needed, machine=machine)
 
 
+def tokens_per_s(entry: CatalogEntry, machine: MachineInfo) -> float | None:
+    """Roughly how fast ``entry`` writes on this CPU (None when the speed or the size is unknown)."""
+    params = entry.parameters_b
+    if machine.cpu is None or not params:
+        return None
+    return estimated_tokens_per_s(params, machine.cpu, entry.form)
+
+
+def fast_enough(entry: CatalogEntry, machine: MachineInfo, device: str = "cpu") -> bool:
+    if device != "cpu":
+        return True  # a GPU: memory decides
+    speed = tokens_per_s(entry, machine)
+    return speed is None or speed >= COMFORTABLE_TOKENS_PER_S
+
+
 def recommend(entries: list[CatalogEntry], machine: MachineInfo, device: str = "cpu") -> CatalogEntry | None:
-    """The model to suggest to a first-time user: the catalog's pick when it fits well, else the largest that does."""
+    """The model to suggest to a first-time user.
+
+    It must fit in memory and write comfortably fast on this CPU (a 2-core laptop is not offered a 3.8B model):
+    the catalog's pick when it does, else the largest starter model that does, else the largest that does.
+    """
     good = [e for e in entries if fit_hint(e, machine, device).fit is Fit.GOOD]
-    flagged = [e for e in good if e.recommended]
+    quick = [e for e in good if fast_enough(e, machine, device)]
+    flagged = [e for e in quick if e.recommended]
     if flagged:
         return flagged[0]
+    starters = [e for e in quick if e.starter]
+    if starters or quick:
+        return max(starters or quick, key=lambda e: e.parameters_b or 0.0)
     if good:
-        return max(good, key=lambda e: e.variant_for(device).ram_bytes)
+        return min(good, key=lambda e: e.variant_for(device).ram_bytes)
     usable = [e for e in entries if fit_hint(e, machine, device).usable]
     return min(usable, key=lambda e: e.variant_for(device).ram_bytes) if usable else None

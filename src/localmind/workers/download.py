@@ -24,12 +24,14 @@ from localmind.core.hub import (
     NotEnoughDiskError,
     TransferControl,
 )
+from localmind.core.hub.errors import HubUnreachableError
 from localmind.errors import UserFacingError
 from localmind.workers.tasks import CANCEL, TaskCancelled, TaskContext, TaskRunner
 
 # Kinds of failure, so the page can offer the right next step.
 FAILURE_AUTH = "auth"
 FAILURE_DISK = "disk"
+FAILURE_OFFLINE = "offline"  # the network: the window says so in the UI language
 FAILURE_OTHER = "other"
 
 
@@ -44,6 +46,8 @@ def _failure(exc: BaseException) -> Failure:
         return Failure(str(exc), FAILURE_AUTH)
     if isinstance(exc, NotEnoughDiskError):
         return Failure(str(exc), FAILURE_DISK)
+    if isinstance(exc, HubUnreachableError):
+        return Failure(str(exc), FAILURE_OFFLINE)
     if isinstance(exc, UserFacingError):
         return Failure(str(exc))
     return Failure(f"Unexpected error: {type(exc).__name__}: {exc}")

@@ -18,13 +18,23 @@ from pathlib import Path
 
 from localmind import paths
 from localmind.core.catalog import CatalogEntry, free_disk_bytes
+from localmind.core.hub.community import CommunityPlan, community_model_id, is_community, plan_community
 from localmind.core.hub.control import CANCEL, TransferControl
 from localmind.core.hub.errors import AlreadyInstalledError, DownloadStopped, HubError, NotEnoughDiskError
 from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
 from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
 from localmind.core.hub.lock import DownloadLock
-from localmind.core.hub.manifest import Manifest, ManifestFile, now_iso, slugify, valid_model_id, write_manifest
-from localmind.core.hub.progress import DONE, INSTALLING, LISTING, ProgressCallback, ProgressTracker
+from localmind.core.hub.manifest import (
+    Manifest,
+    ManifestFile,
+    now_iso,
+    safe_relative_path,
+    slugify,
+    valid_model_id,
+    write_manifest,
+)
+from localmind.core.hub.prepare import prepare_community_folder
+from localmind.core.hub.progress import DONE, INSTALLING, LISTING, PREPARING, ProgressCallback, ProgressTracker
 from localmind.core.hub.settings import HubSettings
 from localmind.core.hub.transfer import (
     PART_SUFFIX,
@@ -52,6 +62,8 @@ class DownloadRequest:
     model_id: str | None = None  # None: made from the repo and folder names
     name: str | None = None
     fallback_device: str | None = None  # catalog downloads: if the listed folder moved, take the one for this device
+    variant: str | None = None  # onnx-community repos: "q4", "fp16"... (None: the one for ``device``)
+    device: str = "cpu"  # the device the model will run on (picks the variant of an onnx-community repo)
 
 
 def request_for_catalog(entry: CatalogEntry, device: str = "cpu", revision: str | None = None) -> DownloadRequest:
@@ -61,10 +73,12 @@ def request_for_catalog(entry: CatalogEntry, device: str = "cpu", revision: str 
     return DownloadRequest(
         repo=entry.repo,
         revision=revision or entry.revision,
-        folder=variant.folder,
+        folder=variant.folder if not variant.variant else None,
         model_id=model_id,
         name=name,
         fallback_device=variant.device,
+        variant=variant.variant,
+        device=variant.device,
     )
 
 
@@ -101,6 +115,19 @@ def choose_folder(listing: RepoListing, wanted: str | None, fallback_device: str
     )
 
 
+def check_listed_path(repo: str, relative: str) -> str:
+    """A path from the Hub's listing, refused unless it stays inside the staging folder.
+
+    The listing is data from the network: a hostile mirror (HF_ENDPOINT) could list ``../../.bashrc``.
+    """
+    if not safe_relative_path(relative):
+        raise HubError(
+            f"{repo} lists a file with an unsafe path ({relative!r}); nothing was downloaded.",
+            hint="The server may not be Hugging Face or may be tampered with: check HF_ENDPOINT.",
+        )
+    return relative
+
+
 def files_of_folder(listing: RepoListing, folder: str) -> list[tuple[RemoteFile, str]]:
     """(file, path inside the installed folder) for the folder, without other model folders nested in it."""
     nested = [f for f in listing.model_folders() if f != folder and (not folder or f.startswith(folder + "/"))]
@@ -115,7 +142,7 @@ def files_of_folder(listing: RepoListing, folder: str) -> list[tuple[RemoteFile,
             or relative.startswith((XET_SCRATCH + "/", PLAN_NAME))
         ):
             continue
-        result.append((file, relative))
+        result.append((file, check_listed_path(listing.repo, relative)))
     return sorted(result, key=lambda pair: (pair[0].size, pair[1]))
 
 
@@ -128,10 +155,16 @@ class UnfinishedDownload:
     folder: str
     done_bytes: int
     total_bytes: int
+    variant: str | None = None
 
     def request(self) -> DownloadRequest:
         return DownloadRequest(
-            repo=self.repo, revision=self.revision, folder=self.folder, model_id=self.model_id, name=self.name
+            repo=self.repo,
+            revision=self.revision,
+            folder=self.folder if not self.variant else None,
+            model_id=self.model_id,
+            name=self.name,
+            variant=self.variant,
         )
 
 
@@ -176,6 +209,7 @@ def list_unfinished() -> list[UnfinishedDownload]:
                     folder=str(plan["folder"]),
                     done_bytes=_bytes_present(staging, files) if isinstance(files, dict) else 0,
                     total_bytes=int(str(plan["total_bytes"])),
+                    variant=str(plan["variant"]) if plan.get("variant") else None,
                 )
             )
         except (KeyError, ValueError):
@@ -231,29 +265,53 @@ class DownloadJob:
             control=self.control,
             on_retry=self.tracker.set_status,
         )
-        folder = choose_folder(listing, request.folder, request.fallback_device)
-        model_id = request.model_id or default_model_id(repo, folder)
+        community: CommunityPlan | None = None
+        if is_community(listing):
+            # config.json first (a few kB): an architecture that cannot run is refused before any weights come.
+            community = plan_community(
+                listing, variant=request.variant, device=request.device, token=self.token, settings=self.settings
+            )
+            folder = ""
+            model_id = request.model_id or community_model_id(repo, community.variant.name)
+        else:
+            if request.variant:
+                raise HubError(
+                    f"{repo} is an onnxruntime-genai package: it has model folders, not variants.",
+                    hint="Leave out the variant (in the terminal: use --include FOLDER).",
+                )
+            folder = choose_folder(listing, request.folder, request.fallback_device)
+            model_id = request.model_id or default_model_id(repo, folder)
         self.model_id = self.tracker.model_id = model_id
         if get_installed(model_id) is not None:
             raise AlreadyInstalledError(model_id)
         staging = paths.staging_dir() / model_id
         with DownloadLock(paths.staging_dir() / f"{model_id}.lock", model_id):
             try:
-                return self._run_locked(listing, folder, model_id, staging)
+                return self._run_locked(listing, folder, model_id, staging, community)
             except DownloadStopped as stop:
                 if stop.reason == CANCEL:
                     discard_folder(staging)
                 raise
 
-    def _run_locked(self, listing: RepoListing, folder: str, model_id: str, staging: Path) -> InstalledModel:
-        files = files_of_folder(listing, folder)
-        if not any(relative == CONFIG_NAME for _, relative in files):
-            raise HubError(f"{listing.repo}/{folder} has no {CONFIG_NAME}.", hint="Pick a folder that holds a model.")
-        name = self.request.name or (
-            f"{listing.repo.split('/')[-1]} ({posixpath.basename(folder)})" if folder else listing.repo.split("/")[-1]
-        )
+    def _run_locked(
+        self, listing: RepoListing, folder: str, model_id: str, staging: Path, community: CommunityPlan | None
+    ) -> InstalledModel:
+        if community is not None:
+            files = [(f, check_listed_path(listing.repo, f.path)) for f in community.files]
+            name = self.request.name or f"{listing.repo.split('/')[-1]} ({community.variant.name})"
+        else:
+            files = files_of_folder(listing, folder)
+            if not any(relative == CONFIG_NAME for _, relative in files):
+                raise HubError(
+                    f"{listing.repo}/{folder} has no {CONFIG_NAME}.", hint="Pick a folder that holds a model."
+                )
+            name = self.request.name or (
+                f"{listing.repo.split('/')[-1]} ({posixpath.basename(folder)})"
+                if folder
+                else listing.repo.split("/")[-1]
+            )
         staging.mkdir(parents=True, exist_ok=True)
-        self._write_plan(staging, listing, folder, name, files)
+        self._write_plan(staging, listing, folder, name, files, community.variant.name if community else None)
         total = sum(f.size for f, _ in files)
         present = _bytes_present(staging, {rel: {"size": f.size} for f, rel in files})
         free = self._disk_free(staging)
@@ -284,13 +342,25 @@ class DownloadJob:
             entries.append(ManifestFile(relative, file.size, file.algorithm, digest))
             self.tracker.file_done()
         self.control.check()
+        generated = None
+        if community is not None:
+            self.tracker.set_phase(PREPARING)
+            entries, generated = prepare_community_folder(
+                staging, community, entries, on_step=self.tracker.set_status, check=self.control.check
+            )
         self.tracker.set_phase(INSTALLING)
-        installed = self._install(staging, listing, folder, model_id, name, entries)
+        installed = self._install(staging, listing, folder, model_id, name, entries, generated)
         self.tracker.set_phase(DONE)
         return installed
 
     def _write_plan(
-        self, staging: Path, listing: RepoListing, folder: str, name: str, files: list[tuple[RemoteFile, str]]
+        self,
+        staging: Path,
+        listing: RepoListing,
+        folder: str,
+        name: str,
+        files: list[tuple[RemoteFile, str]],
+        variant: str | None,
     ) -> None:
         old = _read_plan(staging)
         old_files = old.get("files") if old else None
@@ -298,7 +368,7 @@ class DownloadJob:
         if isinstance(old_files, dict):
             # A file that changed upstream since the last run: its partial bytes belong to another version.
             for relative, spec in old_files.items():
-                if wanted.get(relative) != spec:
+                if wanted.get(relative) != spec and safe_relative_path(relative):
                     (staging / relative).unlink(missing_ok=True)
                     part_path(staging / relative).unlink(missing_ok=True)
         plan = {
@@ -308,6 +378,7 @@ class DownloadJob:
             "revision": listing.revision,
             "commit": listing.commit,
             "folder": folder,
+            "variant": variant,
             "endpoint": listing.endpoint,
             "total_bytes": sum(f.size for f, _ in files),
             "files": wanted,
@@ -317,7 +388,14 @@ class DownloadJob:
         tmp.replace(staging / PLAN_NAME)
 
     def _install(
-        self, staging: Path, listing: RepoListing, folder: str, model_id: str, name: str, entries: list[ManifestFile]
+        self,
+        staging: Path,
+        listing: RepoListing,
+        folder: str,
+        model_id: str,
+        name: str,
+        entries: list[ManifestFile],
+        generated: dict[str, object] | None = None,
     ) -> InstalledModel:
         discard_folder(staging / XET_SCRATCH)
         (staging / PLAN_NAME).unlink(missing_ok=True)
@@ -342,6 +420,7 @@ class DownloadJob:
             folder=folder,
             endpoint=listing.endpoint,
             verified_at=now_iso(),
+            generated=generated,
         )
         write_manifest(staging, manifest)
         install_staged(staging, model_id)

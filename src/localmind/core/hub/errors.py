@@ -25,6 +25,25 @@ class AuthRequiredError(HubError):
         self.had_token = had_token
 
 
+class HubUnreachableError(HubError):
+    """The network failed (no connection, DNS, a dropped link): the one error a user fixes outside LocalMind."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message, hint=hint or "Check the internet connection (and proxy settings), then try again.")
+
+
+def network_reason(exc: BaseException) -> str:
+    """What went wrong on the network, in words (never a class name such as ConnectError)."""
+    name = type(exc).__name__
+    if "Timeout" in name:
+        return "no answer in time"
+    if name in ("ConnectError", "ConnectionRefusedError", "gaierror"):
+        return "cannot connect"
+    if "Protocol" in name or name in ("ReadError", "WriteError", "StreamError", "CloseError"):
+        return "the connection broke"
+    return "network error"
+
+
 class AlreadyInstalledError(HubError):
     def __init__(self, model_id: str) -> None:
         super().__init__(

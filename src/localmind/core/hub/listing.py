@@ -14,7 +14,7 @@ from huggingface_hub import errors as hf_errors
 from huggingface_hub.hf_api import RepoFile
 
 from localmind.core.hub.control import TransferControl
-from localmind.core.hub.errors import AuthRequiredError, HubError
+from localmind.core.hub.errors import AuthRequiredError, HubError, HubUnreachableError, network_reason
 from localmind.core.hub.hashing import GIT_SHA1, SHA256
 from localmind.core.hub.settings import HubSettings
 
@@ -122,11 +122,8 @@ def explain_hub_error(exc: BaseException, repo: str, revision: str, endpoint: st
             hint="Try again later; if it persists, check the model id.",
         )
     if isinstance(exc, httpx2.TransportError):
-        reason = type(exc).__name__
-        return HubError(
-            f"Cannot reach {endpoint} ({reason}).",
-            hint="Check the internet connection (and proxy settings), then try again.",
-        )
+        where = "Hugging Face" if endpoint.rstrip("/") == "https://huggingface.co" else endpoint
+        return HubUnreachableError(f"Cannot reach {where}: {network_reason(exc)}.")
     return HubError(f"Talking to {endpoint} failed: {exc}.", hint="Try again; if it persists, report a bug.")
 
 
@@ -157,7 +154,7 @@ def with_retries(
             delay = settings.backoff(attempt)
             if on_retry is not None:
                 on_retry(
-                    f"{type(exc).__name__}; retrying in {delay:.0f} s (attempt {attempt + 1} of {settings.max_attempts})"
+                    f"{network_reason(exc)}; retrying in {delay:.0f} s (attempt {attempt + 1} of {settings.max_attempts})"
                 )
             if control is not None:
                 control.sleep(delay)

@@ -71,6 +71,9 @@ class Manifest:
     origin_path: str | None = None  # imported from here; for "reference", the model is still there
     verified_at: str | None = None
     damaged: tuple[str, ...] = field(default=())  # files the last verification found wrong
+    # Set when LocalMind generated files (an onnx-community download): the config, from what, which variant,
+    # which graph rewrites, and the Hub's hash of each file it changed.
+    generated: dict[str, Any] | None = None
     format: int = FORMAT
 
     def to_json(self) -> str:
@@ -118,6 +121,7 @@ class Manifest:
             return value if isinstance(value, str) else None
 
         damaged = data.get("damaged") or []
+        generated = data.get("generated")
         return cls(
             id=model_id,
             name=data["name"],
@@ -133,6 +137,7 @@ class Manifest:
             origin_path=opt("origin_path"),
             verified_at=opt("verified_at"),
             damaged=tuple(str(d) for d in damaged) if isinstance(damaged, list) else (),
+            generated=generated if isinstance(generated, dict) else None,
         )
 
     def with_verification(self, damaged: list[str]) -> Manifest:
@@ -140,7 +145,8 @@ class Manifest:
 
     def describe_source(self) -> str:
         if self.source == "hub" and self.repo:
-            where = f" ({self.folder})" if self.folder else ""
+            variant = self.generated.get("variant") if self.generated else None
+            where = f" ({self.folder})" if self.folder else (f" (variant {variant})" if variant else "")
             commit = f" at {self.commit[:12]}" if self.commit else ""
             return f"{self.repo}{where}{commit}"
         if self.source == "reference":

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 # Phases a download goes through, in order.
 LISTING = "listing"
 DOWNLOADING = "downloading"
+PREPARING = "preparing"  # onnx-community models: writing genai_config.json, rewriting the graph for speed
 INSTALLING = "installing"
 DONE = "done"
 

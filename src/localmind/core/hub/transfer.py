@@ -33,7 +33,7 @@ from huggingface_hub import get_hf_file_metadata, get_session, hf_hub_url
 from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]  # public, re-exported lazily
 
 from localmind.core.hub.control import TransferControl
-from localmind.core.hub.errors import AuthRequiredError, DownloadStopped, HubError
+from localmind.core.hub.errors import AuthRequiredError, DownloadStopped, HubError, HubUnreachableError, network_reason
 from localmind.core.hub.hashing import Hasher, feed_file, new_hasher
 from localmind.core.hub.listing import RETRYABLE_STATUS, RemoteFile, explain_hub_error, is_retryable, token_arg
 from localmind.core.hub.settings import HubSettings
@@ -217,7 +217,7 @@ class FileFetcher:
                 failures = 0 if retry.progressed else failures + 1
                 state.resync()
                 if failures >= self.settings.max_attempts or total_failures >= self.settings.max_total_attempts:
-                    raise HubError(
+                    raise HubUnreachableError(
                         f"Downloading {file.path} failed {total_failures} times ({retry.reason}).",
                         hint="Check the internet connection and resume the download: the part already downloaded is kept.",
                     ) from None
@@ -237,7 +237,7 @@ class FileFetcher:
             )
         except Exception as exc:
             if is_retryable(exc):
-                raise _Retry(f"{type(exc).__name__} while asking for {file.path}") from exc
+                raise _Retry(f"{network_reason(exc)} while asking for {file.path}") from exc
             if isinstance(exc, hf_errors.RemoteEntryNotFoundError):
                 raise HubError(
                     f"{file.path} is no longer in {self.source.repo} at commit {self.source.commit[:12]}.",
@@ -286,7 +286,7 @@ class FileFetcher:
             if isinstance(exc, httpx2.ReadTimeout):
                 reason = f"no data for {self.settings.stall_timeout_s:g} s"
             else:
-                reason = type(exc).__name__
+                reason = network_reason(exc)
             raise _Retry(f"connection problem ({reason})", progressed=state.size > start) from exc
         if state.size < file.size:
             raise _Retry("the connection ended early", progressed=state.size > start)
