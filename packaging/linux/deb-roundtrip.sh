@@ -101,6 +101,17 @@ data_dir="$user_home/.local/share/LocalMind"
 [ -d "$data_dir" ] || fail "no data folder at $data_dir (the platform's user data folder)"
 echo "self-test: ${selftest_s} s (wall, including start); data folder: $data_dir"
 
+if find /opt/localmind -path '*/resources/starter-model/genai_config.json' | grep -q .; then
+  step "first launch with the starter model in the box (no --model, a fresh user, no download)"
+  fresh_home="$work/fresh-home"
+  mkdir -p "$fresh_home"
+  chown nobody "$fresh_home"
+  (cd / && runuser -u nobody -- env -i PATH=/usr/bin:/bin HOME="$fresh_home" LANG=C.UTF-8 \
+    localmind --self-test) | tee "$work/starter.txt" || fail "localmind --self-test with the starter model"
+  grep -q "PASS  model .*the bundled starter model" "$work/starter.txt" || fail "the starter model did not load and reply"
+  echo "starter model: $(du -sh "$(dirname "$(find /opt/localmind -path '*/resources/starter-model/genai_config.json' | head -1)")" | cut -f1)"
+fi
+
 if [ -n "$shot" ]; then
   step "the installed app's window under Xvfb"
   display=:$((90 + RANDOM % 9))

@@ -168,11 +168,17 @@ class LocalMind(QObject):
         self.typeahead = TypeAhead(
             self.service, self._typeahead_history, self._typeahead_draft, lambda: self.settings.prepare_replies, self
         )
+        self._loaded_device: str | None = None
         self._connect()
         self.reload_conversations()
         self.session.new_chat()
         self.window.set_model_state(WelcomePage.NO_MODEL)
         target = model_dir or (self.settings.last_model if load_last_model else None)
+        if target is None and load_last_model:
+            from localmind.core.starter import starter_model_dir
+
+            starter = starter_model_dir()  # first launch of a build that carries a model: chat at once
+            target = str(starter) if starter is not None else None
         if target:
             if model_dir is None and not Path(target).is_dir():
                 self.window.show_notice(
@@ -243,10 +249,12 @@ class LocalMind(QObject):
     def _model_manager_factory(self) -> Callable[[], QWidget]:
         def build() -> QWidget:
             # Imported on first use: the page pulls in the Hub client, which the chat alone does not need.
+            from localmind.core.hub.device import download_device
             from localmind.ui.model_manager import ModelManagerPage
             from localmind.workers.download import DownloadController
 
-            device = self.settings.device if self.settings.device != "auto" else "cpu"
+            # Downloads are for the device the engine actually uses (under "auto": a GPU first, as the engine tries).
+            device = download_device(self.settings.device, self._loaded_device)
             page = ModelManagerPage(device=device, controller=DownloadController(runner=self.tasks))
             plain_labels(page)  # repo ids, paths and file names are shown as text, never as HTML
             page.load_requested.connect(self._load_from_manager)
@@ -296,6 +304,7 @@ class LocalMind(QObject):
         restored, self._restoring = self._restoring, False
         self._working_model = None
         self._model_dir = info.model_dir
+        self._record_loaded(info)
         self.session.set_model(info)
         self.window.set_model_state(WelcomePage.READY, info.model_name, info.model_dir)
         self.window.status.set_model(info)
@@ -306,6 +315,17 @@ class LocalMind(QObject):
             self._save_settings()
         if info.warnings and not restored:
             self.window.show_notice(self.tr("The model loaded with warnings."), "\n".join(info.warnings), timeout_ms=0)
+
+    def _record_loaded(self, info: LoadInfo) -> None:
+        """Remember the device and the memory measured after the load (the model manager shows both)."""
+        from localmind.core.hub.details import record_loaded_memory
+        from localmind.core.hub.device import download_device
+
+        self._loaded_device = info.device
+        record_loaded_memory(info.model_dir, info.memory_bytes)
+        manager = self.window.model_manager
+        if manager is not None and hasattr(manager, "set_device"):
+            manager.set_device(download_device(self.settings.device, info.device))
 
     def _on_load_failed(self, message: str) -> None:
         working, restoring = self._working_model, self._restoring

@@ -79,6 +79,12 @@ class SelfTest:
     def __init__(self, args: argparse.Namespace, emit: Callable[[str], None]) -> None:
         self.args = args
         self.model: str | None = getattr(args, "model", None)
+        self.starter = False
+        if not self.model:
+            from localmind.core.starter import starter_model_dir
+
+            starter = starter_model_dir()  # a build that carries a model tests it, as its first launch loads it
+            self.model, self.starter = (str(starter), True) if starter is not None else (None, False)
         self.emit = emit
         self.checks: list[Check] = []
         self.app: Any = None
@@ -228,7 +234,8 @@ class SelfTest:
             raise CheckFailed("the model generated no tokens")
         text = "".join(pieces)
         return (
-            f"{info.model_name} on {info.device}, loaded in {info.load_s:.2f} s; "
+            ("the bundled starter model: " if self.starter else "")
+            + f"{info.model_name} on {info.device}, loaded in {info.load_s:.2f} s; "
             f"{finished.stats.generated_tokens} tokens at {finished.stats.tokens_per_second:.0f} tok/s: {text[:40]!r}"
         )
 

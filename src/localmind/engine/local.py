@@ -42,6 +42,7 @@ from localmind.engine.devices import (
     remember_failure,
 )
 from localmind.engine.formats.thinking import strip_thinking, supports_thinking_switch, with_thinking
+from localmind.engine.memory import resident_bytes
 from localmind.engine.sampling import Sampler
 from localmind.engine.types import (
     ChatMessage,
@@ -250,6 +251,7 @@ class LocalEngine:
             thinking_switch=supports_thinking_switch(self._template),
             load_s=time.perf_counter() - started,
             warnings=tuple(warnings),
+            memory_bytes=resident_bytes(),
         )
         return self.info
 

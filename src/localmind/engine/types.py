@@ -78,6 +78,7 @@ class LoadInfo:
     thinking_switch: bool = False  # the chat template can turn thinking on and off (GenerationOptions.thinking)
     load_s: float = 0.0
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    memory_bytes: int = 0  # the engine process's resident memory right after the load (0: unknown)
 
 
 @dataclass(frozen=True)
