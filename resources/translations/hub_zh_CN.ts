@@ -78,12 +78,12 @@
         <translation>检查中…</translation>
     </message>
     <message>
-        <source>✓ Ready to run</source>
+        <source>✓ Ready</source>
         <translation>✓ 可直接运行</translation>
     </message>
     <message>
-        <source>✓ Runs (LocalMind prepares it)</source>
-        <translation>✓ 可运行（由 LocalMind 准备）</translation>
+        <source>✓ Prepared</source>
+        <translation>✓ 准备后可运行</translation>
     </message>
     <message>
         <source>✗ Not supported</source>
@@ -114,12 +114,8 @@
         <translation>内存</translation>
     </message>
     <message>
-        <source>Downloads</source>
-        <translation>下载量</translation>
-    </message>
-    <message>
-        <source>Likes</source>
-        <translation>点赞</translation>
+        <source>Downloads · likes</source>
+        <translation>下载量 · 点赞</translation>
     </message>
     <message>
         <source>Updated</source>

@@ -49,10 +49,10 @@ def test_search_download_and_chat(qtbot: QtBot, hub: FakeHub, launch: Launch) ->
     type_text(qtbot, panel.input, "smollm2")
     qtbot.keyClick(panel.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "run on this computer;" in panel.note.text(), timeout=20_000)
-    verdicts = {panel.table.item(r, 0).text(): panel.table.item(r, 1).text() for r in range(panel.table.rowCount())}
-    assert verdicts == {SMOL: "✓ Runs (LocalMind prepares it)", WHISPER: "✗ Not supported"}
+    verdicts = {panel.results[r].repo: panel.table.item(r, 1).text() for r in range(panel.table.rowCount())}
+    assert verdicts == {SMOL: "✓ Prepared", WHISPER: "✗ Not supported"}
 
-    row = next(r for r in range(panel.table.rowCount()) if panel.table.item(r, 0).text() == SMOL)
+    row = next(r for r in range(panel.table.rowCount()) if panel.results[r].repo == SMOL)
     rect = panel.table.visualItemRect(panel.table.item(row, 0))
     qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     with qtbot.waitSignal(page.controller.download_succeeded, timeout=60_000) as done:

@@ -399,7 +399,7 @@ def test_the_model_picker_lists_installed_models_and_loads_one(qtbot: Any, launc
         ("Get more models…", False),
     ]
     (entry,) = [a for a in menu.actions() if a.text() == good.name]
-    assert entry.toolTip() == str(good.model_path)
+    assert entry.toolTip().endswith(str(good.model_path)) and "Context: " in entry.toolTip()  # the model's details
     entry.trigger()
     qtbot.waitUntil(lambda: mind.session.model is not None, timeout=15000)
     assert Path(mind.session.model.model_dir).resolve() == good.model_path.resolve()  # type: ignore[union-attr]

@@ -71,13 +71,14 @@ def test_search_shows_results_with_verdicts_without_downloading_weights(
 ) -> None:
     search(qtbot, page, "smollm2")
     panel = page.search
-    rows = {panel.table.item(r, 0).text(): r for r in range(panel.table.rowCount())}
+    rows = {panel.results[r].repo: r for r in range(panel.table.rowCount())}
+    assert panel.table.item(rows[SMOL], 0).text() == "SmolLM2-135M-Instruct-ONNX  ·  onnx-community"
     assert set(rows) == {SMOL, SMOL_360, VISION}
     smol = rows[SMOL]
-    assert panel.table.item(smol, 1).text() == "✓ Runs (LocalMind prepares it)"
+    assert panel.table.item(smol, 1).text() == "✓ Prepared"
     assert panel.table.item(smol, 2).text().endswith("kB")  # the q4 variant and the small files only
     assert panel.table.item(smol, 3).text() == "135M"  # SmolLM2-135M's shapes
-    assert panel.table.item(smol, 5).text() == "700" and panel.table.item(smol, 6).text() == "12"
+    assert panel.table.item(smol, 5).text() == "700 · ♥ 12"
     vision = rows[VISION]
     assert panel.table.item(vision, 1).text() == "✗ Not supported"
     assert "Idefics3ForConditionalGeneration (idefics3) is not an architecture" in panel.table.item(vision, 1).toolTip()

@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
             [QKeySequence(QKeySequence.StandardKey.New)], self.sidebar.new_chat_requested.emit
         )
         self.find_action = action([QKeySequence(QKeySequence.StandardKey.Find)], self.sidebar.focus_search)
+        self.models_shortcut = action([QKeySequence("Ctrl+Shift+M")], self.show_model_manager)
         self.settings_action = action(
             [QKeySequence("Ctrl+,"), QKeySequence(QKeySequence.StandardKey.Preferences)], self.settings_requested.emit
         )
@@ -303,6 +304,8 @@ class MainWindow(QMainWindow):
         """
         # Imported here: the hub package brings its HTTP client, which a chat alone never needs.
         from localmind.core.hub import list_installed
+        from localmind.core.hub.details import model_facts
+        from localmind.ui.model_manager.details import facts_text
 
         for action in self._model_actions:
             self.model_menu.removeAction(action)
@@ -317,7 +320,8 @@ class MainWindow(QMainWindow):
             action = QAction(model.name, self.model_menu)
             action.setCheckable(True)
             action.setChecked(current is not None and _resolved(str(model.model_path)) == current)
-            action.setToolTip(tooltip(str(model.model_path)))
+            # The model's details (parameters, quantization, context, size, memory when loaded, origin) on hover.
+            action.setToolTip(tooltip(f"{facts_text(model_facts(model.model_path, model.manifest))}\n{model.model_path}"))
             action.triggered.connect(
                 lambda _checked=False, path=str(model.model_path): self.model_folder_chosen.emit(path)
             )

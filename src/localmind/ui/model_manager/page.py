@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGroupBox,
@@ -223,6 +223,10 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.search.input.setFocus()  # the page opens ready to type what to look for
 
     def set_device(self, device: str) -> None:
         """The device downloads are for changed (a model loaded on another device, or the setting changed)."""

@@ -23,7 +23,7 @@ from localmind.ui.model_manager.details import parameters_text
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
 from localmind.workers.download import FAILURE_OFFLINE, DownloadController, Failure
 
-COLUMNS = 8
+COLUMNS = 7
 VERDICT_COLUMN = 1
 
 
@@ -62,8 +62,10 @@ class SearchPanel(QGroupBox):
         self.search_button = QPushButton()
         self.search_button.clicked.connect(self.start_search)
         self.table = make_table(COLUMNS)
+        # The model's name first and its owner after it: a narrow column cuts the owner, not the name.
         self.table.hide()
         self.table.itemSelectionChanged.connect(self._show_selected)
+        self.table.itemActivated.connect(lambda _item: self.download_selected())  # Enter or double-click
         self.detail = QLabel()
         self.detail.setWordWrap(True)
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
@@ -102,8 +104,7 @@ class SearchPanel(QGroupBox):
                 self.tr("Download"),
                 self.tr("Parameters"),
                 self.tr("Memory"),
-                self.tr("Downloads"),
-                self.tr("Likes"),
+                self.tr("Downloads · likes"),
                 self.tr("Updated"),
             ]
         )
@@ -232,9 +233,9 @@ class SearchPanel(QGroupBox):
         if c is None:
             return self.tr("checking…")
         if c.verdict is Verdict.READY:
-            return self.tr("✓ Ready to run")
+            return self.tr("✓ Ready")
         if c.verdict is Verdict.SETUP:
-            return self.tr("✓ Runs (LocalMind prepares it)")
+            return self.tr("✓ Prepared")
         if c.verdict is Verdict.UNSUPPORTED:
             return self.tr("✗ Not supported")
         return self.tr("? Could not check")
@@ -278,21 +279,21 @@ class SearchPanel(QGroupBox):
     def _fill_row(self, row: int, result: SearchResult) -> None:
         c = result.compatibility
         updated = result.last_modified.date().isoformat() if result.last_modified else ""
+        owner, _, name = result.repo.rpartition("/")
         cells = [
-            result.repo,
+            f"{name}  ·  {owner}" if owner else name,
             self.verdict_text(c),
             human_size(c.download_bytes) if c is not None and c.runs and c.download_bytes else "",
             parameters_text(c.parameters) if c is not None and c.runs and c.parameters else "",
             self._memory_text(c),
-            f"{result.downloads:,}" if result.downloads is not None else "",
-            f"{result.likes:,}" if result.likes is not None else "",
+            f"{result.downloads or 0:,} · ♥ {result.likes or 0:,}",
             updated,
         ]
         tip = self.why_text(c) if c is not None else ""
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, row)
-            item.setToolTip(tip)
+            item.setToolTip(f"{result.repo}\n{tip}" if column == 0 else tip)
             self.table.setItem(row, column, item)
 
     def _selected_row(self) -> int | None:
