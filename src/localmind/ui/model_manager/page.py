@@ -381,7 +381,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         self._requests[key] = request
         row.detail.setText(self.tr("Starting…"))
         row.set_running(True)
-        self.controller.start_download(key, request, secrets.get_token())
+        self.controller.start_download(key, request, secrets.get_token)  # asked in the worker: the keyring may block
         self.show_message("", near=self.downloads_note)
         self.reveal(row)
         return key

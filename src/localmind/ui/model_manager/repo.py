@@ -55,8 +55,8 @@ class RepoActions(_Base):  # type: ignore[misc]
         self.repo_folders.setEnabled(False)
         self.repo_download.setEnabled(False)
         self.show_message(self.tr("Looking up {repo}…").format(repo=repo), near=self.repo_note)
-        token = secrets.get_token()
-        self.controller.run_task("list-repo", lambda: list_repo(repo, token=token, settings=self._settings))
+        settings = self._settings  # the keyring is asked in the worker thread: it may block
+        self.controller.run_task("list-repo", lambda: list_repo(repo, token=secrets.get_token(), settings=settings))
 
     def _show_listing(self, listing: RepoListing) -> None:
         self._listing = listing

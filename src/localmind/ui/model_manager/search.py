@@ -131,7 +131,7 @@ class SearchPanel(QGroupBox):
         self.detail.hide()
         self.download_button.hide()
         self.more_button.hide()
-        self._search = HubSearch(text, settings=self._settings, token=secrets.get_token())
+        self._search = HubSearch(text, settings=self._settings)
         self._say(self.tr("Searching Hugging Face for “{text}”…").format(text=text))
         self._next_page()
 
@@ -149,16 +149,21 @@ class SearchPanel(QGroupBox):
         search = self._search
         if search is None:
             return
-        self.controller.run_task(f"search-page:{self._generation}:{len(self.results)}", search.next_page)
+
+        def page() -> list[SearchResult]:
+            search.token = secrets.get_token()  # asked in the worker: the keyring may block
+            return search.next_page()
+
+        self.controller.run_task(f"search-page:{self._generation}:{len(self.results)}", page)
 
     def _check(self, generation: int, first_row: int, page: list[SearchResult]) -> None:
-        device, token, settings = self._device(), secrets.get_token(), self._settings
+        device, settings = self._device(), self._settings
 
         def task() -> list[SearchResult]:
             return check_results(
                 page,
                 device=device,
-                token=token,
+                token=secrets.get_token(),
                 settings=settings,
                 on_checked=lambda i, r: self._checked.emit(generation, first_row + i, r),
                 stopped=lambda: generation != self._generation,
