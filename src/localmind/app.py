@@ -258,6 +258,7 @@ class LocalMind(QObject):
             page = ModelManagerPage(device=device, controller=DownloadController(runner=self.tasks))
             plain_labels(page)  # repo ids, paths and file names are shown as text, never as HTML
             page.load_requested.connect(self._load_from_manager)
+            page.model_installed.connect(lambda path: self._on_model_installed(page, path))
             return page
 
         return build
@@ -282,6 +283,12 @@ class LocalMind(QObject):
     def load_model(self, model_dir: str) -> None:
         self.session.stop()
         self.service.load(model_dir, self.load_options())
+
+    def _on_model_installed(self, page: Any, model_dir: str) -> None:
+        """A download finished while no model is loaded (nor loading): load it, so the next message gets a reply."""
+        if self.session.model is None and self._model_dir is None:
+            page.note_loading(Path(model_dir).name)
+            self.load_model(model_dir)
 
     def _load_from_manager(self, model_dir: str) -> None:
         self.window.show_chat()
@@ -334,6 +341,7 @@ class LocalMind(QObject):
             self._keep_working_model(working, message)
             return
         self.session.set_model(None)
+        self._model_dir = None  # nothing loaded, nothing loading
         self.window.set_model_state(WelcomePage.NO_MODEL)
         self.window.status.set_load_failed()
         actions: list[tuple[str, Callable[[], None]]] = [

@@ -60,11 +60,10 @@ def test_search_download_and_chat(qtbot: QtBot, hub: FakeHub, launch: Launch) ->
     model = done.args[1]
     served = {p for p, n in hub.bytes_served.items() if n and p.startswith("onnx/")}
     assert served == {"onnx/model_q4.onnx"}  # only the variant for this CPU
-    assert "installed and verified" in page.installed_note.text()
+    # No model was loaded: the new one loads at once, and the note under the installed list says so.
+    assert "loading in the chat" in page.installed_note.text()
     assert page.selected_installed() is not None and page.selected_installed().id == model.id
     assert "Quantization: 4-bit" in page.installed_details.text()
-
-    qtbot.mouseClick(page.load_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: mind.session.model is not None, timeout=30_000)
     assert mind.session.model.model_dir == str(model.folder)
     send_and_wait(qtbot, mind, "Hello")

@@ -17,7 +17,9 @@ def parameters_text(parameters: int | None) -> str:
         return _tr("unknown")
     if parameters >= 1e9:
         return f"{parameters / 1e9:.1f}B"
-    return f"{parameters / 1e6:.0f}M"
+    if parameters >= 1e6:
+        return f"{parameters / 1e6:.0f}M"
+    return f"{parameters / 1e3:.0f}K"  # the tests' tiny models
 
 
 def facts_text(facts: ModelFacts) -> str:

@@ -70,9 +70,11 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
 
     Signals:
         load_requested(str): the folder of an installed, healthy model to load in the chat.
+        model_installed(str): a download finished and was installed (the app loads it when no model is loaded).
     """
 
     load_requested = Signal(str)
+    model_installed = Signal(str)  # a download finished: the installed model's folder
 
     def __init__(
         self,
@@ -436,6 +438,14 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         self.select_installed(model.id)
         self.show_message(
             self.tr("{name} is installed and verified. Select it and press “Load in chat”.").format(name=model.name),
+            near=self.installed_note,
+        )
+        self.model_installed.emit(str(model.model_path))
+
+    def note_loading(self, name: str) -> None:
+        """The app loads a model that was just installed (no other one was loaded): say so where it was announced."""
+        self.show_message(
+            self.tr("{name} is installed, verified and loading in the chat.").format(name=name),
             near=self.installed_note,
         )
 

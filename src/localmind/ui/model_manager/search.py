@@ -65,7 +65,7 @@ class SearchPanel(QGroupBox):
         # The model's name first and its owner after it: a narrow column cuts the owner, not the name.
         self.table.hide()
         self.table.itemSelectionChanged.connect(self._show_selected)
-        self.table.itemActivated.connect(lambda _item: self.download_selected())  # Enter or double-click
+        self.table.itemActivated.connect(self._on_activated)  # Enter or double-click
         self.detail = QLabel()
         self.detail.setWordWrap(True)
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
@@ -324,6 +324,10 @@ class SearchPanel(QGroupBox):
         for row, result in enumerate(self.results):
             if result.repo == repo:
                 self.table.selectRow(row)
+
+    def _on_activated(self, item: QTableWidgetItem) -> None:
+        self.table.selectRow(item.row())  # from the keyboard the row may be current without being selected
+        self.download_selected()
 
     def download_selected(self) -> None:
         row = self._selected_row()
