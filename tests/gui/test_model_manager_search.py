@@ -154,3 +154,29 @@ def test_feedback_shows_where_the_user_acted_even_far_down_the_page(qtbot: QtBot
     assert page.catalog_note.text() == "Pick a model in the list first."
     qtbot.waitUntil(lambda: visible_in_viewport(page, page.catalog_note), timeout=3_000)
     assert not page.message.isVisible()  # nothing in the page-wide label at the top
+
+
+def test_offline_download_says_so_once_without_a_class_name_in_the_ui_language(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 9 item 6: no "ConnectError", not repeated, Chinese in the Chinese UI."""
+    from localmind.core.hub import DownloadRequest
+    from localmind.ui.i18n import Translations
+
+    allow_hub_access(monkeypatch)
+    settings = HubSettings(endpoint="http://127.0.0.1:9", connect_timeout_s=1, max_attempts=1)
+    page = make_page(qtbot, settings, monkeypatch)
+    translations = Translations.for_app(QApplication.instance())  # type: ignore[arg-type]
+    try:
+        for language, expected in (("en", "Cannot reach Hugging Face"), ("zh_CN", "无法连接 Hugging Face")):
+            translations.apply(language)
+            with qtbot.waitSignal(page.controller.download_failed, timeout=15_000):
+                page.start_download(DownloadRequest("someone/model", model_id=f"offline-{language.lower()}"))
+            row = page.rows[f"offline-{language.lower()}"]
+            text = row.detail.text()
+            assert expected in text and text.count(expected) == 1, text
+            assert "ConnectError" not in text and "Error" not in text
+            assert not page.message_text()  # said on the row only, not again elsewhere
+    finally:
+        translations.apply("en")
+        page.controller.shutdown()
