@@ -321,7 +321,9 @@ class MainWindow(QMainWindow):
             action.setCheckable(True)
             action.setChecked(current is not None and _resolved(str(model.model_path)) == current)
             # The model's details (parameters, quantization, context, size, memory when loaded, origin) on hover.
-            action.setToolTip(tooltip(f"{facts_text(model_facts(model.model_path, model.manifest))}\n{model.model_path}"))
+            action.setToolTip(
+                tooltip(f"{facts_text(model_facts(model.model_path, model.manifest))}\n{model.model_path}")
+            )
             action.triggered.connect(
                 lambda _checked=False, path=str(model.model_path): self.model_folder_chosen.emit(path)
             )

@@ -56,6 +56,7 @@ from localmind.core.hub import (
     list_unfinished,
     request_for_catalog,
 )
+from localmind.models.plain_text import tooltip
 from localmind.ui.dialogs import ask_import_mode
 from localmind.ui.i18n import current_language
 from localmind.ui.model_manager.installed import InstalledActions
@@ -296,7 +297,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
                 )
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip("\n".join(t for t in tip if t))
+                item.setToolTip(tooltip("\n".join(t for t in tip if t)))
                 item.setData(Qt.ItemDataRole.UserRole, entry.id)
                 self.catalog_table.setItem(i, column, item)
         self.catalog_table.updateGeometry()

@@ -19,6 +19,7 @@ from localmind.core.catalog import MachineInfo
 from localmind.core.hub import DownloadRequest, HubSettings
 from localmind.core.hub.search import Compatibility, HubSearch, SearchResult, Verdict, check_results
 from localmind.engine.formats.variants import SUPPORTED_MODEL_TYPES
+from localmind.models.plain_text import tooltip
 from localmind.ui.model_manager.details import parameters_text
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
 from localmind.workers.download import FAILURE_OFFLINE, DownloadController, Failure
@@ -298,7 +299,7 @@ class SearchPanel(QGroupBox):
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, row)
-            item.setToolTip(f"{result.repo}\n{tip}" if column == 0 else tip)
+            item.setToolTip(tooltip(f"{result.repo}\n{tip}" if column == 0 else tip))  # repo ids and reasons: text
             self.table.setItem(row, column, item)
 
     def _selected_row(self) -> int | None:
