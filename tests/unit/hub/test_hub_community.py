@@ -179,3 +179,27 @@ def test_parameter_estimate_matches_known_models() -> None:
     assert estimate is not None and 0.55e9 < estimate < 0.65e9  # Qwen3-0.6B: 0.6B with tied embeddings
     assert estimate_parameters({"model_type": "llama"}) is None
     assert json.dumps(SMOL_CONFIG)  # the fixture's shapes are SmolLM2-135M's
+
+
+def test_an_interrupted_variant_download_resumes_the_same_variant(hub: FakeHub, settings: HubSettings) -> None:
+    from localmind.core.hub import DownloadStopped, TransferControl, list_unfinished
+
+    control = TransferControl()
+    seen: list[str] = []
+
+    def pause_on_weights(p: object) -> None:
+        current = getattr(p, "current_file", "")
+        if current.startswith("onnx/") and not seen:
+            seen.append(current)
+            control.pause()
+
+    request = DownloadRequest(SMOL, variant="int8")
+    with pytest.raises(DownloadStopped):
+        DownloadJob(request, settings=settings, control=control, on_progress=pause_on_weights).run()
+    (unfinished,) = list_unfinished()
+    assert unfinished.variant == "int8" and unfinished.model_id == "smollm2-135m-instruct-onnx-int8"
+    resumed = unfinished.request()
+    assert resumed.variant == "int8" and resumed.folder is None
+    with pytest.raises(HubError, match="could not prepare it"):  # filler graphs: the download itself completes
+        DownloadJob(resumed, settings=settings).run()
+    assert "onnx/model_q4.onnx" not in fetched_bodies(hub)
