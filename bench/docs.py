@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from localmind.documents.chunking import search_text
 from localmind.documents.index import DocumentIndex
 from localmind.documents.library import Library
 from localmind.documents.search import Retriever
@@ -117,11 +118,13 @@ def build_search_index(path: Path, size: int, seed: int = 0) -> DocumentIndex:
             )
             file_id = cur.lastrowid
             for i in range(f, min(size, f + per_file)):
+                text = sentence(rng, 60)
                 chunk = index.db.execute(
                     "INSERT INTO chunks (file_id, ord, page, text, tokens) VALUES (?, ?, NULL, ?, 200)",
-                    (file_id, i - f, sentence(rng, 60)),
+                    (file_id, i - f, text),
                 ).lastrowid
                 index.db.execute("INSERT INTO vectors VALUES (?, 'bench', ?)", (chunk, vectors[i].tobytes()))
+                index.db.execute("INSERT INTO chunk_search (rowid, text) VALUES (?, ?)", (chunk, search_text(text)))
     return index
 
 
@@ -154,6 +157,7 @@ def bench_search(sizes: list[int], folder: Path) -> dict[str, Any]:
         load_ms = (time.perf_counter() - t) * 1000
         matrix_mb = rss_mb() - before
         it = iter(queries * 10)
+        assert all(retriever.keyword(q) for q in queries[:5]), "keyword search found nothing: the index is not filled"
 
         def keyword(r: Retriever = retriever, q: Any = it) -> object:
             return r.keyword(next(q))
@@ -223,7 +227,8 @@ def bench_indexing(folder: Path, pdf_pages: int, embedder_dir: Path | None) -> d
     for n in range(pdf_pages):
         (docs / f"note-{n}.md").write_text(f"# Note {n}\n\n" + "\n\n".join(sentence(rng) for _ in range(8)))
     out: dict[str, Any] = {}
-    for label, embed in (("keyword_only", None), ("with_embeddings", embedder_dir)):
+    runs = [("keyword_only", None)] + ([("with_embeddings", embedder_dir)] if embedder_dir is not None else [])
+    for label, embed in runs:
         from localmind.documents.embed import Embedder
 
         library = Library(DocumentIndex(folder / f"{label}.sqlite3"), Embedder(embed) if embed else None)
@@ -250,6 +255,7 @@ def main() -> None:
     parser.add_argument("--pdf-pages", type=int, default=100)
     parser.add_argument("--embedder", type=Path)
     parser.add_argument("--skip-indexing", action="store_true")
+    parser.add_argument("--keyword-only", action="store_true", help="index without embeddings only")
     args = parser.parse_args()
     result: dict[str, Any] = {
         "machine": platform.processor() or platform.machine(),
@@ -258,7 +264,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.skip_indexing:
-            embedder = args.embedder or e5_shaped_encoder(MODELS)
+            embedder = None if args.keyword_only else (args.embedder or e5_shaped_encoder(MODELS))
             result["indexing"] = bench_indexing(folder, args.pdf_pages, embedder)
             result["indexing"]["embedder"] = str(embedder)
         result["search"] = bench_search([int(s) for s in args.sizes.split(",")], folder)

@@ -146,3 +146,20 @@ def test_a_thousand_files_index_without_freezing_and_cancel_resumes(qtbot: Any, 
     assert len(feature.library.index.files()) == 1000
     hits = feature.library.search("item 4641 harbour")  # note 663: 663 * 7 = 4641
     assert hits and Path(hits[0].file).name == "note-0663.md"
+
+
+def test_a_watched_folder_follows_changes_and_deletions(qtbot: Any, launch: Launch, corpus: Path) -> None:
+    mind = launch(None, wait=False)
+    feature = mind.documents
+    feature.page.add_paths([str(corpus)])
+    wait_idle(qtbot, feature)
+    library = feature.library
+    assert library.search("Vatnajokull") and library.search("maritime museum")
+    (corpus / "glacier.md").write_text("# Glacier\n\nThe Skaftafell tongue advanced 4 metres.\n", encoding="utf-8")
+    (corpus / "museum.html").unlink()
+    (corpus / "new-note.txt").write_text("The ferry to Heimaey leaves at 07:45.", encoding="utf-8")
+    qtbot.waitUntil(lambda: bool(library.search("Heimaey")), timeout=30000)
+    wait_idle(qtbot, feature)
+    qtbot.waitUntil(lambda: not library.search("maritime museum"), timeout=30000)
+    assert library.search("Vatnajokull") == [] and Path(library.search("Skaftafell")[0].file).name == "glacier.md"
+    assert sorted(r.name for r in library.index.files()) == sorted(p.name for p in corpus.iterdir())

@@ -206,19 +206,23 @@ class Retriever:
     def _vectors(self, model: str) -> tuple[np.ndarray[Any, np.dtype[np.float32]], np.ndarray[Any, np.dtype[np.int64]]]:
         key = (self.index.generation(), model)
         if self._matrix is None or self._matrix_ids is None or key != self._matrix_key:
-            rows = self.index.db.execute(
-                "SELECT chunk_id, vector FROM vectors WHERE model = ? ORDER BY chunk_id", (model,)
-            )
-            ids: list[int] = []
-            blobs: list[bytes] = []
+            db = self.index.db
+            count = int(db.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0])
+            first = db.execute("SELECT vector FROM vectors WHERE model = ? LIMIT 1", (model,)).fetchone()
+            width = len(first[0]) // 4 if first else 1
+            # Filled row by row into one preallocated array: no list of blobs and no joined copy (3x the memory).
+            matrix = np.zeros((count, width), dtype=np.float32)
+            id_array = np.zeros(count, dtype=np.int64)
+            rows = db.execute("SELECT chunk_id, vector FROM vectors WHERE model = ? ORDER BY chunk_id", (model,))
+            n = 0
             for chunk_id, blob in rows:
-                ids.append(chunk_id)
-                blobs.append(blob)
-            if blobs:
-                matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-            else:
-                matrix = np.zeros((0, 1), dtype=np.float32)
-            self._matrix, self._matrix_ids, self._matrix_key = matrix, np.array(ids, dtype=np.int64), key
+                if n == count or len(blob) != width * 4:
+                    continue  # written meanwhile, or from a model of another width: skipped
+                matrix[n] = np.frombuffer(blob, dtype=np.float32)
+                id_array[n] = chunk_id
+                n += 1
+            matrix, id_array = matrix[:n], id_array[:n]
+            self._matrix, self._matrix_ids, self._matrix_key = matrix, id_array, key
         return self._matrix, self._matrix_ids
 
     def dense(
