@@ -26,7 +26,7 @@ def db_rows(sql: str, *args: Any) -> list[tuple[Any, ...]]:
 
 
 def test_a_reply_streaming_into_a_full_disk_is_kept_and_stored_when_space_returns(
-    qtbot: Any, launch: Launch, disk: Disk
+    qtbot: Any, launch: Launch, disk: Disk, caplog: Any
 ) -> None:
     mind = launch(engine=fake(STORY, delay=0.002))
     disk.attach(mind.store)
@@ -42,6 +42,8 @@ def test_a_reply_streaming_into_a_full_disk_is_kept_and_stored_when_space_return
     assert "Free some space" in window.banner.detail.text()
     assert "nothing was lost" not in window.banner.detail.text().lower()
     assert mind.session.saver.pending  # the whole reply waits in memory
+    # Logged once, not once per failed save (the issue saw 23 lines).
+    assert sum("not stored yet" in r.getMessage() for r in caplog.records) == 1
 
     disk.free()
     qtbot.waitUntil(lambda: not mind.session.saver.pending, timeout=5000)

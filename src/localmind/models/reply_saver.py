@@ -216,9 +216,10 @@ class ReplySaver(QObject):
 
     def _note(self, exc: UserFacingError) -> None:
         kind = classify(exc)
-        log.warning("An answer is not stored yet (%s): %s", kind, exc)
         now = time.monotonic()
         if self._since is None:
+            # Once per episode, not once per retry (a full disk used to log every periodic save).
+            log.warning("An answer is not stored yet (%s): %s", kind, exc)
             self._since = now
         if self._told == kind:
             return
