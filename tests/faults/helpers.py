@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import random
@@ -10,6 +11,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,13 +59,23 @@ def damage_page(db_path: Path, page: int = 104, *, seed: int = 7) -> None:
         f.write(random.Random(seed).randbytes(PAGE))
 
 
+@functools.cache
 def can_mount() -> bool:
-    return (
-        sys.platform.startswith("linux")
-        and hasattr(os, "geteuid")
-        and os.geteuid() == 0
-        and shutil.which("mount") is not None
-    )
+    """Whether a tmpfs can be mounted here: root on Linux, and allowed to (a container may forbid it): tried once."""
+    if not (
+        sys.platform.startswith("linux") and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("mount")
+    ):
+        return False
+    probe = Path(tempfile.mkdtemp(prefix="localmind-mount-probe-"))
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True)
+        if mounted.returncode != 0:
+            return False
+        subprocess.run(["umount", str(probe)], capture_output=True)
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
 
 
 @contextlib.contextmanager
