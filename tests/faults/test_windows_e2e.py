@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tests.faults import helpers, xdisplay
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.timeout(400),  # a real process, a real X server and an engine child: minutes on a loaded machine
     pytest.mark.skipif(not xdisplay.available(), reason="needs Xvfb, openbox, xdotool and ImageMagick's import"),
 ]
 
@@ -29,7 +31,7 @@ LANGUAGES = {"en": "en_US.UTF-8", "zh_CN": "zh_CN.UTF-8"}
 
 @pytest.fixture(scope="module")
 def x() -> Iterator[xdisplay.Display]:
-    with xdisplay.display(91) as d:
+    with xdisplay.display() as d:
         yield d
 
 
@@ -40,21 +42,43 @@ def shots(tmp_path: Path) -> Path:
 def start(x: xdisplay.Display, data: Path, language: str, *args: str, **env: str) -> subprocess.Popen[str]:
     settings = {"language": language, "theme": "light"}
     (data / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    return subprocess.Popen(
+    out = open(data.parent / f"{data.name}-stdout.txt", "w")  # noqa: SIM115 - the process writes it, read by lines()
+    process = subprocess.Popen(
         [sys.executable, "-m", "localmind", "--data-dir", str(data), *args],
         env={**x.env, "LANG": LANGUAGES[language], **env},
-        stdout=subprocess.PIPE,
+        stdout=out,
         stderr=subprocess.PIPE,
         text=True,
     )
+    out.close()
+    process.stdout_path = data.parent / f"{data.name}-stdout.txt"  # type: ignore[attr-defined]
+    return process
 
 
-def finish(process: subprocess.Popen[str], timeout: float = 30) -> tuple[int, str]:
+def wait_line(process: subprocess.Popen[str], word: str, count: int = 1, timeout: float = 120) -> None:
+    """Until the app's trace (LOCALMIND_TEST_TRACE) has ``count`` lines starting with ``word``."""
+    path: Path = process.stdout_path  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sum(line.startswith(word) for line in path.read_text().splitlines()) >= count:
+            return
+        assert process.poll() is None, "the app ended"
+        time.sleep(0.2)
+    raise TimeoutError(f"no {word!r} line within {timeout} s")
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 90) -> tuple[int, str]:
+    """Its exit status and stderr; a window that did not close on Alt+F4 (a key lost on a loaded machine) gets
+    SIGTERM, which closes it the same way (the reply in progress is saved)."""
     try:
-        _, err = process.communicate(timeout=timeout)
+        _, err = process.communicate(timeout=timeout / 3)
     except subprocess.TimeoutExpired:
-        process.kill()
-        _, err = process.communicate()
+        process.send_signal(signal.SIGTERM)
+        try:
+            _, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
     return process.returncode, err
 
 
@@ -131,22 +155,24 @@ def test_disk_full_while_the_real_engine_streams(
             str(tiny_model),
             LOCALMIND_TEST_HOOKS="1",
             LOCALMIND_TEST_TOKEN_DELAY="0.25",
+            LOCALMIND_TEST_TRACE="1",
         )
         try:
             main = x.wait_window("LocalMind")
-            time.sleep(4)  # the engine process loads the model
+            wait_line(app, "loaded")  # the engine process has the model
             x.type(main, question)
             x.key(main, "Return")
-            time.sleep(1.0)
+            wait_line(app, "delta")  # the reply streams
             filler = helpers.fill(data_dir)  # full while the reply streams
-            time.sleep(len(expected) / 3 * 0.25 + 4)
+            wait_line(app, "finished")
+            time.sleep(1.5)
             x.screenshot(main, shots(tmp_path) / f"store-full-while-streaming-{language}.png")
             filler.unlink()
             time.sleep(3)
             x.screenshot(main, shots(tmp_path) / f"store-saved-after-space-{language}.png")
             x.key(main, "alt+F4")
         finally:
-            rc, err = finish(app, 60)
+            rc, err = finish(app, 120)
         assert rc == 0, err
         db = sqlite3.connect(data_dir / "conversations.sqlite3")
         rows = db.execute("SELECT role, content, status FROM messages ORDER BY position").fetchall()
