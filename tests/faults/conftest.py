@@ -62,11 +62,12 @@ class Disk:
         if not self.real:
             store._db = FaultyConnection(store._db, self)  # type: ignore[assignment]
 
-    def fill(self, leave_bytes: int = 0) -> None:
+    def fill(self, leave_bytes: int = 0, *, commits: int | None = None) -> None:
+        """Leave about ``leave_bytes`` free; injected, ``commits`` more commits succeed (default: as many as fit)."""
         if self.real:
             self._filler = helpers.fill(self.folder, leave_bytes)
         # Injected: a commit of a message or a streaming save writes about 10 KB to the WAL here.
-        self._commits_left = leave_bytes // COMMIT_BYTES
+        self._commits_left = leave_bytes // COMMIT_BYTES if commits is None else commits
         self.fault = "full"
 
     def spend(self) -> bool:

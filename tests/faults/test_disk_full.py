@@ -31,7 +31,7 @@ def test_a_reply_streaming_into_a_full_disk_is_kept_and_stored_when_space_return
     mind = launch(engine=fake(STORY, delay=0.002))
     disk.attach(mind.store)
     window = mind.window
-    disk.fill(leave_bytes=60_000)
+    disk.fill(leave_bytes=60_000, commits=1)  # injected: the message is stored, then every save of the reply fails
     type_and_send(qtbot, mind, "Tell me a long story")
     qtbot.waitUntil(lambda: not mind.session.generating, timeout=30000)
     assert disk.failures or disk.real
