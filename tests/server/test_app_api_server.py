@@ -148,7 +148,9 @@ def test_settings_turn_the_server_on_and_off_and_lan_needs_a_key(
     assert memory_keyring.store[("LocalMind", "api-server-key")] == "sekrit"
     assert "sekrit" not in paths.settings_path().read_text(encoding="utf-8")
     dialog = mind.open_settings()
+    dialog.tabs.setCurrentWidget(dialog.server_tab)  # a click on a tab that is not shown does nothing
     qtbot.mouseClick(dialog.server_tab.server_enabled, Qt.MouseButton.LeftButton)
+    assert not dialog.server_tab.server_enabled.isChecked()
     dialog.accept()
     assert not mind.api_server.running
     with pytest.raises(httpx.ConnectError):
