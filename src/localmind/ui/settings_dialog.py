@@ -248,8 +248,8 @@ class SettingsDialog(QDialog):
         engine.addRow(self.device_label, self.device_combo)
         engine.addRow(self.context_label, self.context_budget)
         engine.addRow(self.threads_label, self.threads)
-        engine.addRow("", self.prepare_replies)
         engine.addRow("", self.engine_note)
+        engine.addRow("", self.prepare_replies)  # below the note: it does not reload the model
 
         layout = QVBoxLayout(page)
         layout.setContentsMargins(18, 8, 18, 16)
