@@ -83,7 +83,13 @@ def one_run(
     try:
         wait_until(lambda: mind.session.model is not None, 300, "the model to load")
         prefilled: list[float] = []
-        mind.service.prefilled.connect(lambda _n: prefilled.append(time.perf_counter()))
+        history_tokens = args.history_tokens_now
+
+        def on_prefilled(tokens: int) -> None:
+            if tokens >= 0.9 * history_tokens:  # the history was read (not an earlier, smaller request)
+                prefilled.append(time.perf_counter())
+
+        mind.service.prefilled.connect(on_prefilled)
         warm_s = None
         if turns:
             conversation = mind.store.create_conversation(title="bench", system_prompt="", settings={})
@@ -201,6 +207,7 @@ def main() -> None:
         entry: dict[str, Any] = {"cases": []}
         for history in args.history:
             turns = history_turns(sizer, history) if history else []
+            args.history_tokens_now = history
             for length in args.lengths:
                 if args.only and f"{history}:{length}" not in args.only:
                     continue

@@ -235,12 +235,13 @@ def test_a_send_preempts_type_ahead_without_killing_a_working_child(tiny_model: 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
 def test_a_child_frozen_during_type_ahead_is_replaced_when_a_send_comes(tiny_model: Path) -> None:
-    engine = EngineProcess()
+    engine = EngineProcess(preempt_patience_s=1.0)
     try:
         engine.load(str(tiny_model), LoadOptions(device="cpu", prefill_chunk=1))
         thread, _ = _prefill_in_thread(engine)
-        time.sleep(0.3)  # the parent has seen a few chunks come and go: it knows how long one takes
+        time.sleep(0.12)  # the parent has seen a few chunks come and go: it knows how long one takes
         frozen = _freeze(engine)
+        assert thread.is_alive(), "the prefill ended before the freeze: make it longer"
         started = time.monotonic()
         engine.preempt_prefill()
         thread.join(5)

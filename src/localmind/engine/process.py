@@ -68,6 +68,7 @@ CANCEL_GRACE_S = 1.5  # Stop must take effect within 2 s: kill after this, then 
 ACK_TIMEOUT_S = 5.0  # an idle child takes a command in milliseconds; this is a frozen one
 STARTUP_TIMEOUT_S = 60.0  # a fresh child imports numpy and og before it takes anything
 STALL_TIMEOUT_S = 120.0  # no prefill chunk or token for this long: the turn is hung
+PREEMPT_PATIENCE_S = 10.0  # a preempted type-ahead chunk silent this long (and 5x the longest seen): frozen
 _POLL_S = 0.05
 _HUNG = "The engine stopped responding, so LocalMind restarted it."
 _RESTART_HINT = "LocalMind restarts it on your next message; if it keeps happening, try a smaller model or the CPU."
@@ -178,6 +179,7 @@ class EngineProcess:
         cancel_grace_s: float = CANCEL_GRACE_S,
         ack_timeout_s: float = ACK_TIMEOUT_S,
         stall_timeout_s: float = STALL_TIMEOUT_S,
+        preempt_patience_s: float = PREEMPT_PATIENCE_S,
     ) -> None:
         self._ctx = multiprocessing.get_context("spawn")
         self._cancel_value: Any = self._ctx.RawValue("b", 0)
@@ -195,6 +197,7 @@ class EngineProcess:
         self.cancel_grace_s = cancel_grace_s
         self.ack_timeout_s = ack_timeout_s
         self.stall_timeout_s = stall_timeout_s
+        self.preempt_patience_s = preempt_patience_s
         self.info: LoadInfo | None = None
         self.restarts = 0
         self.kills = 0  # children killed because they did not answer in time
@@ -311,8 +314,8 @@ class EngineProcess:
             if preempted is not None and preempted():
                 # Type-ahead is only speculative, but killing a child that is merely slow costs a reload: wait
                 # for the chunk in flight unless the heartbeat has been silent for much longer than a chunk takes.
-                # Before the first chunk ends (a fresh session's first pass can take long) only the stall timeout applies.
-                patience = max(self.cancel_grace_s, 5 * longest_gap) if longest_gap else self.stall_timeout_s
+                # A chunk on a loaded machine can take seconds, and the first pass of a fresh session longer.
+                patience = max(self.preempt_patience_s, 5 * longest_gap)
                 if now - last_progress >= patience:
                     raise _Hung("cancel")
             if not acked and now - sent_at >= (self.ack_timeout_s if ready else STARTUP_TIMEOUT_S):
