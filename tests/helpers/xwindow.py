@@ -53,13 +53,6 @@ def require_x() -> None:
         )
 
 
-def _free_display() -> int:
-    for number in range(150, 400):
-        if not Path(f"/tmp/.X{number}-lock").exists() and not Path(f"/tmp/.X11-unix/X{number}").exists():
-            return number
-    raise RuntimeError("no free X display number between :150 and :399")
-
-
 def wait_until(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition", poll: float = 0.05) -> Any:
     """Poll ``condition`` until it returns something truthy; return that, or fail naming ``what``."""
     deadline = time.monotonic() + timeout
@@ -125,20 +118,35 @@ class XDisplay:
         return proc
 
     def _start(self) -> None:
-        number = _free_display()
-        self.display = f":{number}"
+        # Xvfb picks a free display itself and tells us which (-displayfd): no race with other X servers starting
+        # at the same time on this machine (a number that looked free could be taken before Xvfb claimed it).
         width, height = self.size
-        xvfb = self._spawn(
-            ["Xvfb", self.display, "-screen", "0", f"{width}x{height}x24", "-dpi", str(self.dpi), "-nolisten", "tcp"],
-            env=dict(os.environ),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_until(
-            lambda: xvfb.poll() is not None or Path(f"/tmp/.X11-unix/X{number}").exists(), 10, f"Xvfb on {self.display}"
-        )
-        if xvfb.poll() is not None:
-            raise RuntimeError(f"Xvfb could not start on {self.display} (rc {xvfb.returncode})")
+        read_end, write_end = os.pipe()
+        screen = ["-screen", "0", f"{width}x{height}x24", "-dpi", str(self.dpi), "-nolisten", "tcp"]
+        try:
+            xvfb = self._spawn(
+                ["Xvfb", "-displayfd", str(write_end), *screen],
+                env=dict(os.environ),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(write_end,),
+            )
+            os.close(write_end)
+            write_end = -1
+            number = b""
+            deadline = time.monotonic() + 20
+            while not number.endswith(b"\n"):
+                if time.monotonic() > deadline or xvfb.poll() is not None:
+                    raise RuntimeError(f"Xvfb did not start (rc {xvfb.poll()})")
+                chunk = os.read(read_end, 16)
+                if not chunk:
+                    raise RuntimeError(f"Xvfb did not report its display (rc {xvfb.poll()})")
+                number += chunk
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
+        self.display = f":{int(number.strip())}"
         wm = self._spawn(["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def wm_ready() -> bool:
@@ -253,13 +261,30 @@ class AppWindow:
         return [line for line in out.split() if line.strip()]
 
     def wait_window(self, timeout: float = 40.0) -> str:
-        ids = wait_until(self.window_ids, timeout, "the LocalMind window to appear")
-        self.window = ids[0]
+        """The app's main window: of its visible windows, the largest (a short-lived helper window can come first)."""
+
+        def largest() -> str | None:
+            sized = []
+            for window in self.window_ids():
+                self.window = window
+                try:
+                    geometry = self.geometry()
+                except (subprocess.CalledProcessError, ValueError):
+                    continue  # gone meanwhile
+                sized.append((geometry.get("WIDTH", 0) * geometry.get("HEIGHT", 0), window))
+            return max(sized)[1] if sized else None
+
+        self.window = wait_until(largest, timeout, "the LocalMind window to appear")
         return self.window
 
     def activate(self) -> None:
         """Raise and focus the window through the window manager, as a click on it would."""
-        self.x.xdotool("windowactivate", "--sync", self.window)
+        try:
+            self.x.xdotool("windowactivate", "--sync", self.window)
+        except RuntimeError:
+            # The window we found was replaced (X BadWindow): find the main window again, once.
+            self.wait_window()
+            self.x.xdotool("windowactivate", "--sync", self.window)
         wait_until(lambda: self.x.xdotool("getactivewindow").strip() == self.window, 10, "the window to be active")
 
     def geometry(self) -> dict[str, int]:
