@@ -545,6 +545,10 @@
 <context>
     <name>ModelManagerPage</name>
     <message>
+        <source>{name} is installed, verified and loading in the chat.</source>
+        <translation>{name} 已安装并校验完毕，正在载入聊天。</translation>
+    </message>
+    <message>
         <location filename="../../src/localmind/ui/model_manager.py" line="373"/>
         <source>Models</source>
         <translation>模型</translation>
