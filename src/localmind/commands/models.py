@@ -104,7 +104,7 @@ def human_duration(seconds: float | None) -> str:
 
 # -- list ------------------------------------------------------------------------------------------------------------
 def run_list(args: argparse.Namespace) -> int:
-    from localmind.core.catalog import fit_hint, load_catalog, machine_info, recommend
+    from localmind.core.catalog import fit_hint, load_catalog, machine_info, recommend, tokens_per_s
     from localmind.core.hub import list_installed, list_unfinished
 
     installed = list_installed()
@@ -135,6 +135,7 @@ def run_list(args: argparse.Namespace) -> int:
                     "name": e.name,
                     "repo": e.repo,
                     "fit": fit_hint(e, machine).fit.value,
+                    "tokens_per_s_estimate": round(speed, 1) if (speed := tokens_per_s(e, machine)) else None,
                     "recommended": pick is not None and e.id == pick.id,
                 }
                 for e in catalog
@@ -162,7 +163,9 @@ def run_list(args: argparse.Namespace) -> int:
     for e in catalog:
         mark = "*" if pick is not None and e.id == pick.id else " "
         size = human_bytes(e.variant_for("cpu").download_bytes)
-        print(f" {mark}{e.id:34} {size:>9}  {e.parameters:>5}  {fit_hint(e, machine).describe()}")
+        speed = tokens_per_s(e, machine)
+        pace = f"; about {speed:.0f} tokens/s here" if speed else ""
+        print(f" {mark}{e.id:34} {size:>9}  {e.parameters:>5}  {fit_hint(e, machine).describe()}{pace}")
     if pick is not None:
         print(f"* recommended to start with: localmind models download {pick.id}")
     return 0
