@@ -35,6 +35,10 @@
         <source>(repo root)</source>
         <translation>（仓库根目录）</translation>
     </message>
+    <message>
+        <source>{name} is installed, verified and loading in the chat.</source>
+        <translation>{name} 已安装并校验，正在对话中加载。</translation>
+    </message>
 </context>
 <context>
     <name>DownloadRow</name>
