@@ -239,8 +239,7 @@ def test_a_child_frozen_during_type_ahead_is_replaced_when_a_send_comes(tiny_mod
     try:
         engine.load(str(tiny_model), LoadOptions(device="cpu", prefill_chunk=1))
         thread, _ = _prefill_in_thread(engine)
-        time.sleep(0.12)  # the parent has seen a few chunks come and go: it knows how long one takes
-        frozen = _freeze(engine)
+        frozen = _freeze(engine)  # ~20 of ~1,000 chunks read: mid-prefill
         assert thread.is_alive(), "the prefill ended before the freeze: make it longer"
         started = time.monotonic()
         engine.preempt_prefill()
