@@ -58,8 +58,8 @@ def builder_model(shape: str) -> Path:
     return out
 
 
-def fused_copy(source: Path, tuned: Path, dest: Path, shape: str) -> Path:
-    """The tuned prepared folder, with its graph run through onnxruntime's transformer optimizer."""
+def fused_copy(source: Path, prepared: Path, dest: Path, shape: str) -> Path:
+    """A prepared folder whose graph went through onnxruntime's transformer optimizer, then LocalMind's rewrite."""
     import shutil
 
     from onnxruntime.transformers.optimizer import optimize_model
@@ -70,10 +70,10 @@ def fused_copy(source: Path, tuned: Path, dest: Path, shape: str) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     # The graph and its weights are written anew below; everything else is copied as the links it is.
-    shutil.copytree(tuned, dest, symlinks=True, ignore=shutil.ignore_patterns("model_q4.onnx*"))
+    shutil.copytree(prepared, dest, symlinks=True, ignore=shutil.ignore_patterns("model_q4.onnx*"))
     hf = SHAPES[shape]
     model = optimize_model(
-        str(source / "onnx" / "model_q4.onnx"),  # onnx.load refuses the tuned folder's hard-linked weights
+        str(source / "onnx" / "model_q4.onnx"),  # the download as it is (the tuned graph differs only in attributes)
         model_type="qwen3",  # onnxruntime's decoder fusions: RMSNorm, rotary (Llama-style blocks too)
         num_heads=hf["num_attention_heads"],
         hidden_size=hf["hidden_size"],
@@ -114,13 +114,15 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
     build_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         raw = prepare.prepare_folder(community, variant="q4", optimize=False, data_dir=Path(tmp) / "raw")
+        # Before the tuned folder exists: it hard-links the weights, and onnx.load refuses hard-linked data.
+        fused = fused_copy(community, raw.path, Path(tmp) / "fused", shape)
         started = time.perf_counter()
         tuned = prepare.prepare_folder(community, variant="q4", data_dir=Path(tmp) / "tuned")
         rewrite_s = time.perf_counter() - started
         folders = {
             "community_q4": raw.path,
             "community_q4_tuned": tuned.path,
-            "community_q4_fused": fused_copy(community, tuned.path, Path(tmp) / "fused", shape),
+            "community_q4_fused": fused,
             "og_builder_int4": builder,
         }
         engines: dict[str, Any] = {}
@@ -167,7 +169,10 @@ def main() -> None:
                 )
             )
         return
-    results = [bench_shape(s, args.rounds, args.new_tokens, args.threads) for s in args.shapes]
+    results = []
+    for shape in args.shapes:
+        results.append(bench_shape(shape, args.rounds, args.new_tokens, args.threads))
+        print(json.dumps(results[-1]), file=sys.stderr, flush=True)  # each shape as soon as it is measured
     print(json.dumps({"threads": args.threads, "new_tokens": args.new_tokens, "results": results}, indent=2))
 
 
