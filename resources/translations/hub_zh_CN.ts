@@ -4,6 +4,18 @@
 <context>
     <name>ModelManagerPage</name>
     <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Verification stopped; nothing was changed.</source>
+        <translation>校验已停止，未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Import stopped; nothing was installed.</source>
+        <translation>导入已停止，未安装任何内容。</translation>
+    </message>
+    <message>
         <source>Cannot reach Hugging Face. Check the internet connection, then press Resume: what was downloaded is kept.</source>
         <translation>无法连接 Hugging Face。请检查网络连接，然后点“继续”：已下载的部分会保留。</translation>
     </message>

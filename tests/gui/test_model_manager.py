@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,13 +122,25 @@ def test_add_by_repo_download_load_verify_open_delete(qtbot: QtBot, page: ModelM
     assert page.installed_table.rowCount() == 0 and list_installed() == []
 
 
-def test_gated_repo_asks_for_a_token_and_then_downloads(qtbot: QtBot, page: ModelManagerPage) -> None:
+def test_gated_repo_asks_for_a_token_and_then_downloads(
+    qtbot: QtBot, page: ModelManagerPage, monkeypatch: pytest.MonkeyPatch
+) -> None:
     page.repo_input.setText(GATED_REPO)
     with qtbot.waitSignal(page.controller.task_failed, timeout=10_000):
         page.repo_find.click()
     assert "licence" in page.message_text() and page.token_button.isVisibleTo(page)
+    threads: list[threading.Thread] = []
+    real_set_token = secrets.set_token
+
+    def set_token(*args: object, **kwargs: object) -> secrets.TokenStore:
+        threads.append(threading.current_thread())
+        return real_set_token(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(secrets, "set_token", set_token)
     page.token_button.click()
-    assert "kept only until LocalMind closes" in page.message_text()  # this machine has no keyring
+    # this machine has no keyring
+    qtbot.waitUntil(lambda: "kept only until LocalMind closes" in page.message_text(), timeout=10_000)
+    assert threads and threads[0] is not threading.main_thread()  # the keyring is never asked on the GUI thread
     find_repo(qtbot, page, GATED_REPO)
     with qtbot.waitSignal(page.controller.download_succeeded, timeout=15_000):
         page.repo_download.click()
@@ -184,3 +197,43 @@ def test_a_damaged_model_cannot_be_loaded(qtbot: QtBot, tiny_model: Path, page: 
 
 def test_settings_type_is_used(page: ModelManagerPage) -> None:
     assert isinstance(page.controller.settings, HubSettings)
+
+
+def _big_model_folder(tiny_model: Path, tmp_path: Path) -> Path:
+    """The tiny model plus a large (sparse) file, so hashing it takes long enough to be stopped."""
+    import shutil
+
+    folder = tmp_path / "big-model"
+    shutil.copytree(tiny_model, folder)
+    with (folder / "padding.bin").open("wb") as handle:
+        handle.truncate(768 * 1024 * 1024)
+    return folder
+
+
+def test_a_verify_can_be_stopped_and_changes_nothing(
+    qtbot: QtBot, page: ModelManagerPage, tiny_model: Path, tmp_path: Path
+) -> None:
+    model = import_folder(_big_model_folder(tiny_model, tmp_path), copy=False)
+    page.refresh()
+    page.select_installed(model.id)
+    manifest = sorted(model.folder.glob("*.json"))
+    before = {p.name: p.read_bytes() for p in manifest}
+    assert page.stop_task_button.isHidden()
+    page.verify_button.click()
+    assert not page.stop_task_button.isHidden()
+    page.stop_task_button.click()
+    qtbot.waitUntil(lambda: page.stop_task_button.isHidden(), timeout=10_000)
+    assert page.message_text() == "Verification stopped; nothing was changed."
+    assert {p.name: p.read_bytes() for p in manifest} == before
+
+
+def test_an_import_can_be_stopped_and_installs_nothing(
+    qtbot: QtBot, page: ModelManagerPage, tiny_model: Path, tmp_path: Path
+) -> None:
+    page.import_path(str(_big_model_folder(tiny_model, tmp_path)), copy=False)
+    assert not page.stop_task_button.isHidden()
+    page.stop_task_button.click()
+    qtbot.waitUntil(lambda: page.stop_task_button.isHidden(), timeout=10_000)
+    assert page.message_text() == "Import stopped; nothing was installed."
+    assert list_installed() == []
+    assert not any(paths.staging_dir().glob("import-*"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -12,6 +13,7 @@ from localmind.core.hub.details import model_facts
 from localmind.models.plain_text import tooltip
 from localmind.ui.model_manager.details import facts_text
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
+from localmind.workers.tasks import TaskContext
 
 # The page supplies every attribute a section uses; typed as Any so mypy checks them on the page itself.
 _Base: Any = object
@@ -35,6 +37,11 @@ class InstalledActions(_Base):  # type: ignore[misc]
         self.import_folder_button.clicked.connect(self._pick_folder)
         self.import_zip_button = QPushButton()
         self.import_zip_button.clicked.connect(self._pick_zip)
+        # Verifying or importing a large model takes minutes: the user can stop it (issue 9.20).
+        self.stop_task_button = QPushButton()
+        self.stop_task_button.clicked.connect(self.stop_installed_task)
+        self.stop_task_button.hide()
+        self._stoppable: str | None = None
         self.installed_details = QLabel()
         self.installed_details.setObjectName("ModelDetails")
         self.installed_details.setWordWrap(True)
@@ -47,6 +54,7 @@ class InstalledActions(_Base):  # type: ignore[misc]
             self.verify_button,
             self.open_button,
             self.delete_button,
+            self.stop_task_button,
             None,
             self.import_folder_button,
             self.import_zip_button,
@@ -65,6 +73,7 @@ class InstalledActions(_Base):  # type: ignore[misc]
         self.delete_button.setText(self.tr("Delete…"))
         self.import_folder_button.setText(self.tr("Import folder…"))
         self.import_zip_button.setText(self.tr("Import .zip…"))
+        self.stop_task_button.setText(self.tr("Stop"))
 
     def _refresh_installed(self) -> None:
         self._installed = list_installed()
@@ -124,7 +133,7 @@ class InstalledActions(_Base):  # type: ignore[misc]
         model = self._need_selection()
         if model is not None:
             self.show_message(self.tr("Verifying {name}…").format(name=model.name), near=self.installed_note)
-            self.controller.run_task(f"verify:{model.id}", lambda: verify_model(model.id))
+            self._run_stoppable(f"verify:{model.id}", lambda ctx: verify_model(model.id, on_bytes=_checker(ctx)))
 
     def open_selected_folder(self) -> None:
         model = self._need_selection()
@@ -149,9 +158,24 @@ class InstalledActions(_Base):  # type: ignore[misc]
     def import_path(self, path: str, *, copy: bool = True) -> None:
         self.show_message(self.tr("Importing {path}…").format(path=path), near=self.installed_note)
         if path.lower().endswith(".zip"):
-            self.controller.run_task(f"import:{path}", lambda: import_zip(path))
+            self._run_stoppable(f"import:{path}", lambda ctx: import_zip(path, on_bytes=_checker(ctx)))
         else:
-            self.controller.run_task(f"import:{path}", lambda: import_folder(path, copy=copy))
+            self._run_stoppable(f"import:{path}", lambda ctx: import_folder(path, copy=copy, on_bytes=_checker(ctx)))
+
+    def _run_stoppable(self, key: str, task: Callable[[TaskContext], Any]) -> None:
+        if self.controller.run_cancellable(key, task):
+            self._stoppable = key
+            self.stop_task_button.show()
+
+    def stop_installed_task(self) -> None:
+        """Stop the verify or import in progress: a stopped verify changes nothing, a stopped import installs nothing."""
+        if self._stoppable is not None:
+            self.controller.cancel(self._stoppable)
+
+    def _installed_task_ended(self, key: str) -> None:
+        if key == self._stoppable:
+            self._stoppable = None
+            self.stop_task_button.hide()
 
     def _pick_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Import a model folder"))
@@ -165,3 +189,12 @@ class InstalledActions(_Base):  # type: ignore[misc]
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a zipped model"), "", self.tr("Zip files (*.zip)"))
         if path:
             self.import_path(path)
+
+
+def _checker(ctx: TaskContext) -> Callable[[int], None]:
+    """An ``on_bytes`` callback that ends the task at the next chunk once a stop was asked for."""
+
+    def check(_n: int) -> None:
+        ctx.check()
+
+    return check

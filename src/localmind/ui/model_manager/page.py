@@ -117,6 +117,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         c.download_stopped.connect(self._on_download_stopped)
         c.task_succeeded.connect(self._on_task_succeeded)
         c.task_failed.connect(self._on_task_failed)
+        c.task_cancelled.connect(self._on_task_cancelled)
         app = QCoreApplication.instance()
         if app is not None:
             # Downloads running at exit are paused, not lost: they resume from the next start.
@@ -484,7 +485,10 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         token = self._ask_token()
         if not token:
             return
-        where = secrets.set_token(token)
+        # The keyring may be slow or wait for the user to unlock it: never on the GUI thread (issue 9.20).
+        self.controller.run_task("save-token", lambda: secrets.set_token(token))
+
+    def _token_saved(self, where: secrets.TokenStore) -> None:
         if where is secrets.TokenStore.KEYRING:
             note = self.tr("Token saved in the system keyring.")
         else:
@@ -506,9 +510,13 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
 
     @Slot(str, object)
     def _on_task_succeeded(self, key: str, result: Any) -> None:
+        self._installed_task_ended(key)
         kind = key.split(":", 1)[0]
         if key == "list-repo":
             self._show_listing(result)
+            return
+        if key == "save-token":
+            self._token_saved(result)
             return
         if kind.startswith("search"):
             return  # the search panel handles its own
@@ -534,11 +542,26 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
 
     @Slot(str, object)
     def _on_task_failed(self, key: str, failure: Failure) -> None:
+        self._installed_task_ended(key)
         kind = key.split(":", 1)[0]
         if kind.startswith("search"):
             return
-        near = {"list-repo": self.repo_note, "discard": self.downloads_note}.get(kind, self.installed_note)
+        near = {"list-repo": self.repo_note, "discard": self.downloads_note, "save-token": self.downloads_note}.get(
+            kind, self.installed_note
+        )
         self.show_message(self.failure_text(failure), error=True, offer_token=failure.kind == FAILURE_AUTH, near=near)
+        self.refresh()
+
+    @Slot(str, str)
+    def _on_task_cancelled(self, key: str, reason: str) -> None:
+        self._installed_task_ended(key)
+        kind = key.split(":", 1)[0]
+        if kind == "verify":
+            self.show_message(self.tr("Verification stopped; nothing was changed."), near=self.installed_note)
+        elif kind == "import":
+            self.show_message(self.tr("Import stopped; nothing was installed."), near=self.installed_note)
+        else:
+            return
         self.refresh()
 
     # -- dialogs (replaced in tests) -------------------------------------------------------------------------------------
