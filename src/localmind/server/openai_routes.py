@@ -105,51 +105,19 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> Res
             delta["role"], sent_role = "assistant", True
         if text is not None:
             delta["content"] = text
-        out: dict[str, Any] = {
-            "id": cid,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": served.id,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        }
-        if include_usage:
-            out["usage"] = None
-        return out
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return _envelope(cid, "chat.completion.chunk", created, served.id, [choice], streamed_usage=include_usage)
 
     def usage_chunk() -> dict[str, Any]:
-        assert turn.outcome is not None
-        return {
-            "id": cid,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": served.id,
-            "choices": [],
-            "usage": turn.outcome.usage(),
-            "timings": turn.outcome.timings(turn.job),
-        }
+        return _envelope(cid, "chat.completion.chunk", created, served.id, [], turn=turn)
 
     response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
     if response is not None:
         return response
     assert turn.outcome is not None
-    return JSONResponse(
-        {
-            "id": cid,
-            "object": "chat.completion",
-            "created": created,
-            "model": served.id,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": turn.text},
-                    "logprobs": None,
-                    "finish_reason": turn.outcome.finish_reason,
-                }
-            ],
-            "usage": turn.outcome.usage(),
-            "timings": turn.outcome.timings(turn.job),
-        }
-    )
+    message = {"role": "assistant", "content": turn.text}
+    choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
+    return JSONResponse(_envelope(cid, "chat.completion", created, served.id, [choice], turn=turn))
 
 
 @router.post("/v1/completions", summary="Text completion (the prompt is read as one user message)")
@@ -167,43 +135,36 @@ async def completions(body: CompletionRequest, request: Request) -> Response:
     def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
         nonlocal prefix
         text, prefix = prefix + (text or ""), ""
-        out: dict[str, Any] = {
-            "id": cid,
-            "object": "text_completion",
-            "created": created,
-            "model": served.id,
-            "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}],
-        }
-        if include_usage:
-            out["usage"] = None
-        return out
+        choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
+        return _envelope(cid, "text_completion", created, served.id, [choice], streamed_usage=include_usage)
 
     def usage_chunk() -> dict[str, Any]:
-        assert turn.outcome is not None
-        return {
-            "id": cid,
-            "object": "text_completion",
-            "created": created,
-            "model": served.id,
-            "choices": [],
-            "usage": turn.outcome.usage(),
-            "timings": turn.outcome.timings(turn.job),
-        }
+        return _envelope(cid, "text_completion", created, served.id, [], turn=turn)
 
     response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
     if response is not None:
         return response
     assert turn.outcome is not None
-    return JSONResponse(
-        {
-            "id": cid,
-            "object": "text_completion",
-            "created": created,
-            "model": served.id,
-            "choices": [
-                {"index": 0, "text": prefix + turn.text, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
-            ],
-            "usage": turn.outcome.usage(),
-            "timings": turn.outcome.timings(turn.job),
-        }
-    )
+    choice = {"index": 0, "text": prefix + turn.text, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
+    return JSONResponse(_envelope(cid, "text_completion", created, served.id, [choice], turn=turn))
+
+
+def _envelope(
+    cid: str,
+    kind: str,
+    created: int,
+    model: str,
+    choices: list[dict[str, Any]],
+    *,
+    turn: Turn | None = None,
+    streamed_usage: bool = False,
+) -> dict[str, Any]:
+    """One OpenAI response object or stream chunk; with ``turn`` (finished), its usage and timings."""
+    out: dict[str, Any] = {"id": cid, "object": kind, "created": created, "model": model, "choices": choices}
+    if turn is not None:
+        assert turn.outcome is not None
+        out["usage"] = turn.outcome.usage()
+        out["timings"] = turn.outcome.timings(turn.job)
+    elif streamed_usage:
+        out["usage"] = None  # every chunk carries the key once include_usage is asked for; the last one fills it
+    return out
