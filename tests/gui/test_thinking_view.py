@@ -9,26 +9,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from localmind.core.conversations import Message
 from localmind.ui.chat.message_widget import MessageWidget
 from localmind.ui.chat.segments import MarkdownView
 from localmind.ui.chat.thinking import ThinkingSection
 from localmind.ui.chat_view import ChatView
+from tests.gui.test_chat_view import msg, settle
 
 pytestmark = pytest.mark.gui
 SHOTS = Path(os.environ.get("LOCALMIND_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
-
-
-def msg(message_id: int, role: str, content: str, status: str = "complete") -> Message:
-    return Message(
-        id=message_id,
-        conversation_id="c1",
-        position=message_id,
-        role=role,  # type: ignore[arg-type]
-        content=content,
-        created_at=0.0,
-        status=status,  # type: ignore[arg-type]
-    )
 
 
 @pytest.fixture
@@ -39,14 +27,6 @@ def view(qtbot) -> Iterator[ChatView]:  # type: ignore[no-untyped-def]
     widget.show()
     qtbot.waitExposed(widget)
     yield widget
-
-
-def settle() -> None:
-    app = QApplication.instance()
-    assert app is not None
-    for _ in range(3):
-        app.sendPostedEvents()
-        app.processEvents()
 
 
 def answer_text(widget: MessageWidget) -> str:
