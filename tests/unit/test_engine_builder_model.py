@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TurnFinished
+from tests.helpers.engine_turns import run_turn
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -36,17 +37,7 @@ def load(path: Path, **kw: int) -> LocalEngine:
 
 
 def reply(engine: LocalEngine, msgs: list[ChatMessage], cancel_after: int | None = None) -> tuple[str, TurnFinished]:
-    parts: list[str] = []
-    finished = None
-    for event in engine.generate(msgs, OPTS):
-        if isinstance(event, TextDelta):
-            parts.append(event.text)
-            if cancel_after is not None and len(parts) == cancel_after:
-                engine.cancel()
-        else:
-            finished = event
-    assert finished is not None
-    return "".join(parts), finished
+    return run_turn(engine, msgs, OPTS, cancel_after)
 
 
 def fresh(path: Path, msgs: list[ChatMessage]) -> str:

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TurnFinished
 from tests.helpers import community_model, ort_reference
+from tests.helpers.engine_turns import run_turn
 
 pytestmark = pytest.mark.slow
 GREEDY = GenerationOptions(temperature=0, repetition_penalty=1.0, max_new_tokens=20, min_new_tokens=6)
@@ -31,17 +32,7 @@ def load(folder: Path, variant: str | None = None, chunk: int = 128) -> LocalEng
 
 
 def turn(engine: LocalEngine, messages: list[ChatMessage], cancel_after: int | None = None) -> tuple[str, TurnFinished]:
-    parts: list[str] = []
-    finished = None
-    for event in engine.generate(messages, GREEDY):
-        if isinstance(event, TextDelta):
-            parts.append(event.text)
-            if cancel_after is not None and len(parts) == cancel_after:
-                engine.cancel()
-        else:
-            finished = event
-    assert finished is not None
-    return "".join(parts), finished
+    return run_turn(engine, messages, GREEDY, cancel_after)
 
 
 def expected(engine: LocalEngine, finished: TurnFinished) -> tuple[str, list[int]]:
