@@ -18,20 +18,20 @@ import pytest
 
 from localmind.core import transfer
 from localmind.core.store import ConversationStore
-from tests.faults import helpers, xdisplay
+from tests.faults import helpers
+from tests.helpers.xwindow import XDisplay, x_display
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(400),  # a real process, a real X server and an engine child: minutes on a loaded machine
-    pytest.mark.skipif(not xdisplay.available(), reason="needs Xvfb, openbox, xdotool and ImageMagick's import"),
 ]
 
 LANGUAGES = {"en": "en_US.UTF-8", "zh_CN": "zh_CN.UTF-8"}
 
 
 @pytest.fixture(scope="module")
-def x() -> Iterator[xdisplay.Display]:
-    with xdisplay.display() as d:
+def x() -> Iterator[XDisplay]:
+    with x_display((1280, 860)) as d:
         yield d
 
 
@@ -39,13 +39,13 @@ def shots(tmp_path: Path) -> Path:
     return Path(os.environ.get("LOCALMIND_STORE_SHOTS") or tmp_path)
 
 
-def start(x: xdisplay.Display, data: Path, language: str, *args: str, **env: str) -> subprocess.Popen[str]:
+def start(x: XDisplay, data: Path, language: str, *args: str, **env: str) -> subprocess.Popen[str]:
     settings = {"language": language, "theme": "light"}
     (data / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     out = open(data.parent / f"{data.name}-stdout.txt", "w")  # noqa: SIM115 - the process writes it, read by lines()
     process = subprocess.Popen(
         [sys.executable, "-m", "localmind", "--data-dir", str(data), *args],
-        env={**x.env, "LANG": LANGUAGES[language], **env},
+        env={**x.env(), "LANG": LANGUAGES[language], **env},
         stdout=out,
         stderr=subprocess.PIPE,
         text=True,
@@ -84,24 +84,27 @@ def finish(process: subprocess.Popen[str], timeout: float = 90) -> tuple[int, st
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_damage_at_start_shows_a_window_and_recovers(
-    x: xdisplay.Display, data_dir: Path, tmp_path: Path, language: str
+    x: XDisplay, data_dir: Path, tmp_path: Path, language: str
 ) -> None:
     with ConversationStore() as store:
         transfer.import_json(store, json.dumps(helpers.export_data(300)))
     helpers.damage_page(data_dir / "conversations.sqlite3")
     app = start(x, data_dir, language)
     try:
-        dialog = x.wait_window("^LocalMind$")
-        x.screenshot(dialog, shots(tmp_path) / f"store-startup-damaged-{language}.png")
-        x.key(dialog, "Return")  # the default: Recover my conversations
+        dialog = x.find_window("^LocalMind$")
+        x.screenshot(shots(tmp_path) / f"store-startup-damaged-{language}.png", dialog)
+        x.focus(dialog)
+        x.key("Return")  # the default: Recover my conversations
         time.sleep(3)
-        report = x.wait_window("^LocalMind$")
-        x.screenshot(report, shots(tmp_path) / f"store-recovered-{language}.png")
-        x.key(report, "Return")  # Continue
+        report = x.find_window("^LocalMind$")
+        x.screenshot(shots(tmp_path) / f"store-recovered-{language}.png", report)
+        x.focus(report)
+        x.key("Return")  # Continue
         time.sleep(3)
-        main = x.wait_window("LocalMind")
-        x.screenshot(main, shots(tmp_path) / f"store-after-recovery-{language}.png")
-        x.key(main, "alt+F4")
+        main = x.find_window("LocalMind")
+        x.screenshot(shots(tmp_path) / f"store-after-recovery-{language}.png", main)
+        x.focus(main)
+        x.key("alt+F4")
     finally:
         rc, err = finish(app)
     assert rc == 0, err
@@ -115,7 +118,7 @@ def test_damage_at_start_shows_a_window_and_recovers(
 @pytest.mark.skipif(not helpers.can_mount(), reason="needs root to mount a small tmpfs")
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
-    x: xdisplay.Display, data_dir: Path, tmp_path: Path, language: str
+    x: XDisplay, data_dir: Path, tmp_path: Path, language: str
 ) -> None:
     with helpers.small_disk(data_dir):
         with ConversationStore() as store:
@@ -124,9 +127,10 @@ def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
         time.sleep(0.3)
         filler = helpers.fill(data_dir)
         try:
-            dialog = x.wait_window("^LocalMind$")
-            x.screenshot(dialog, shots(tmp_path) / f"store-startup-full-{language}.png")
-            x.key(dialog, "Escape")  # Quit: nothing is done to the database
+            dialog = x.find_window("^LocalMind$")
+            x.screenshot(shots(tmp_path) / f"store-startup-full-{language}.png", dialog)
+            x.focus(dialog)
+            x.key("Escape")  # Quit: nothing is done to the database
         finally:
             rc, err = finish(app)
         assert rc == 1
@@ -140,7 +144,7 @@ def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
 @pytest.mark.skipif(not helpers.can_mount(), reason="needs root to mount a small tmpfs")
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_disk_full_while_the_real_engine_streams(
-    x: xdisplay.Display, data_dir: Path, tmp_path: Path, tiny_model: Path, language: str
+    x: XDisplay, data_dir: Path, tmp_path: Path, tiny_model: Path, language: str
 ) -> None:
     from tests.helpers.app_window import tiny_reply
 
@@ -158,19 +162,22 @@ def test_disk_full_while_the_real_engine_streams(
             LOCALMIND_TEST_TRACE="1",
         )
         try:
-            main = x.wait_window("LocalMind")
+            main = x.find_window("LocalMind")
             wait_line(app, "loaded")  # the engine process has the model
-            x.type(main, question)
-            x.key(main, "Return")
+            x.focus(main)
+            x.type(question)
+            x.focus(main)
+            x.key("Return")
             wait_line(app, "delta")  # the reply streams
             filler = helpers.fill(data_dir)  # full while the reply streams
             wait_line(app, "finished")
             time.sleep(1.5)
-            x.screenshot(main, shots(tmp_path) / f"store-full-while-streaming-{language}.png")
+            x.screenshot(shots(tmp_path) / f"store-full-while-streaming-{language}.png", main)
             filler.unlink()
             time.sleep(3)
-            x.screenshot(main, shots(tmp_path) / f"store-saved-after-space-{language}.png")
-            x.key(main, "alt+F4")
+            x.screenshot(shots(tmp_path) / f"store-saved-after-space-{language}.png", main)
+            x.focus(main)
+            x.key("alt+F4")
         finally:
             rc, err = finish(app, 120)
         assert rc == 0, err
@@ -183,7 +190,7 @@ def test_disk_full_while_the_real_engine_streams(
 @pytest.mark.skipif(not helpers.can_mount(), reason="needs root to mount a small tmpfs")
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_a_read_only_disk_opens_read_only_with_a_banner(
-    x: xdisplay.Display, data_dir: Path, tmp_path: Path, language: str
+    x: XDisplay, data_dir: Path, tmp_path: Path, language: str
 ) -> None:
     with helpers.small_disk(data_dir):
         with ConversationStore() as store:
@@ -193,19 +200,21 @@ def test_a_read_only_disk_opens_read_only_with_a_banner(
         try:
             app = subprocess.Popen(
                 [sys.executable, "-m", "localmind", "--data-dir", str(data_dir)],
-                env={**x.env, "LANG": LANGUAGES[language]},
+                env={**x.env(), "LANG": LANGUAGES[language]},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
             )
             try:
-                dialog = x.wait_window("^LocalMind$")
-                x.screenshot(dialog, shots(tmp_path) / f"store-startup-read-only-{language}.png")
-                x.key(dialog, "Return")  # the default: Open read-only
+                dialog = x.find_window("^LocalMind$")
+                x.screenshot(shots(tmp_path) / f"store-startup-read-only-{language}.png", dialog)
+                x.focus(dialog)
+                x.key("Return")  # the default: Open read-only
                 time.sleep(3)
-                main = x.wait_window("LocalMind")
-                x.screenshot(main, shots(tmp_path) / f"store-read-only-banner-{language}.png")
-                x.key(main, "alt+F4")
+                main = x.find_window("LocalMind")
+                x.screenshot(shots(tmp_path) / f"store-read-only-banner-{language}.png", main)
+                x.focus(main)
+                x.key("alt+F4")
             finally:
                 rc, err = finish(app)
             assert rc == 0, err

@@ -220,11 +220,27 @@ class XDisplay:
         self.xdotool("mousemove", "--sync", str(x), str(y))
         self.xdotool("click", str(button))
 
-    def screenshot(self, path: Path) -> Path:
-        """The whole screen as a PNG (ImageMagick ``import -window root``)."""
+    def find_window(self, title: str, timeout: float = 90.0) -> str:
+        """The newest visible window whose title matches ``title`` (xdotool's regular expression), once it shows."""
+
+        def newest() -> str | None:
+            found = self.xdotool("search", "--onlyvisible", "--name", title).split()
+            return found[-1] if found else None
+
+        window = str(wait_until(newest, timeout, f"a window titled {title!r}", poll=0.2))
+        time.sleep(0.5)  # mapped is not yet painted: a screenshot taken at once can be blank
+        return window
+
+    def focus(self, window: str) -> None:
+        """Raise and focus ``window`` through the window manager, as a click on it would."""
+        self.xdotool("windowactivate", "--sync", window)
+        wait_until(lambda: self.xdotool("getactivewindow").strip() == window, 10, "the window to be active")
+
+    def screenshot(self, path: Path, window: str = "root") -> Path:
+        """The whole screen (or one window) as a PNG (ImageMagick ``import -window``)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            ["import", "-display", self.display, "-window", "root", str(path)],
+            ["import", "-display", self.display, "-window", window, str(path)],
             env=self.env(),
             check=True,
             capture_output=True,
