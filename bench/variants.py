@@ -7,9 +7,9 @@ bench/models/ and reused.
 
 Candidates, all loaded by LocalMind's engine (og, the same threads and context budget):
   community_q4        the q4 graph as the Hub ships it (LocalMind's generated config, no rewrite)
-  community_q4_tuned  after LocalMind's install-time rewrite (accuracy_level=4 on MatMulNBits)
-  community_q4_fused  the tuned graph plus onnxruntime's transformer optimizer (RMSNorm and rotary fusion);
-                      measured to decide whether it is worth shipping (it needs the onnx package at run time)
+  community_q4_level4 the previous release's rewrite: accuracy_level=4 on MatMulNBits, attention as exported
+  community_q4_gqa    what LocalMind installs now: accuracy_level=4 and every layer's attention as one
+                      GroupQueryAttention node with a shared KV buffer (engine/formats/gqa.py)
   og_builder_int4     og's own model builder output of the same shape
 
 Each round runs every candidate once, in a rotated order (this machine is noisy); figures are medians.
@@ -58,31 +58,21 @@ def builder_model(shape: str) -> Path:
     return out
 
 
-def fused_copy(source: Path, prepared: Path, dest: Path, shape: str) -> Path:
-    """A prepared folder whose graph went through onnxruntime's transformer optimizer, then LocalMind's rewrite."""
+def level4_copy(source: Path, prepared: Path, dest: Path) -> Path:
+    """The previous release's rewrite: a prepared folder whose graph has accuracy_level=4 and nothing else."""
+    import os
     import shutil
 
-    from onnxruntime.transformers.optimizer import optimize_model
-    from tests.helpers.community_model import SHAPES
-
+    from localmind.engine.formats.genai_config import write_genai_config
     from localmind.engine.formats.optimize import rewrite_graph
 
     if dest.exists():
         shutil.rmtree(dest)
-    # The graph and its weights are written anew below; everything else is copied as the links it is.
     shutil.copytree(prepared, dest, symlinks=True, ignore=shutil.ignore_patterns("model_q4.onnx*"))
-    hf = SHAPES[shape]
-    model = optimize_model(
-        str(source / "onnx" / "model_q4.onnx"),  # the download as it is (the tuned graph differs only in attributes)
-        model_type="qwen3",  # onnxruntime's decoder fusions: RMSNorm, rotary (Llama-style blocks too)
-        num_heads=hf["num_attention_heads"],
-        hidden_size=hf["hidden_size"],
-        opt_level=0,
-    )
-    fused = dest / "onnx" / "fused.onnx"
-    model.save_model_to_file(str(fused), use_external_data_format=True, all_tensors_to_one_file=True)
-    rewrite_graph(fused, dest / "onnx" / "model_q4.onnx")
-    fused.unlink()
+    rewrite_graph(source / "onnx" / "model_q4.onnx", dest / "onnx" / "model_q4.onnx")  # no config: no attention
+    # onnxruntime refuses symlinked external data next to a real graph file: hard link, as prepare does.
+    os.link(source / "onnx" / "model_q4.onnx.data", dest / "onnx" / "model_q4.onnx.data")
+    write_genai_config(dest, "onnx/model_q4.onnx")
     return dest
 
 
@@ -114,15 +104,14 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
     build_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         raw = prepare.prepare_folder(community, variant="q4", optimize=False, data_dir=Path(tmp) / "raw")
-        # Before the tuned folder exists: it hard-links the weights, and onnx.load refuses hard-linked data.
-        fused = fused_copy(community, raw.path, Path(tmp) / "fused", shape)
+        level4 = level4_copy(community, raw.path, Path(tmp) / "level4")
         started = time.perf_counter()
         tuned = prepare.prepare_folder(community, variant="q4", data_dir=Path(tmp) / "tuned")
         rewrite_s = time.perf_counter() - started
         folders = {
             "community_q4": raw.path,
-            "community_q4_tuned": tuned.path,
-            "community_q4_fused": fused,
+            "community_q4_level4": level4,
+            "community_q4_gqa": tuned.path,
             "og_builder_int4": builder,
         }
         engines: dict[str, Any] = {}
@@ -148,7 +137,7 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
             "runs_decode": [round(v["decode_tok_s"], 1) for v in values],
         }
     builder_decode = result["og_builder_int4"]["decode_tok_s"]
-    for name in ("community_q4", "community_q4_tuned", "community_q4_fused"):
+    for name in ("community_q4", "community_q4_level4", "community_q4_gqa"):
         result[name]["builder_decode_ratio"] = round(builder_decode / result[name]["decode_tok_s"], 2)
     return result
 

@@ -74,7 +74,8 @@ def test_the_generated_config_comes_from_the_folder_and_the_graph(user_folder: P
     assert model["eos_token_id"] == gen["eos_token_id"]  # a list, as generation_config.json has it
     assert model["context_length"] == hf["max_position_embeddings"]
     assert model["type"] == "llama"
-    assert config["search"]["past_present_share_buffer"] is False
+    # The attention was rewritten to GroupQueryAttention: past and present share one buffer (test_gqa.py).
+    assert config["search"]["past_present_share_buffer"] is True
     record = json.loads((folder.path / genai_config.RECORD_NAME).read_text(encoding="utf-8"))
     assert record["source"] == str(user_folder.resolve())
     assert "generation_config.json: eos_token_id" in record["sources"]

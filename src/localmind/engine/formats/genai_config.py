@@ -17,7 +17,7 @@ from typing import Any
 
 from localmind.engine.types import ModelLoadError
 
-FORMAT_VERSION = 1  # bump when the generated config changes, so prepared folders are rebuilt
+FORMAT_VERSION = 2  # bump when the generated config changes, so prepared folders are rebuilt
 RECORD_NAME = "localmind-generated.json"  # what LocalMind generated, and from what (og refuses unknown config keys)
 
 
@@ -215,8 +215,9 @@ def infer_genai_config(
             "min_length": 0,
             "num_beams": 1,
             "num_return_sequences": 1,
-            # These graphs concatenate past and new KV: a shared buffer fails at the first append.
-            "past_present_share_buffer": False,
+            # Exported graphs concatenate past and new KV: a shared buffer fails at the first append. After
+            # LocalMind's attention rewrite (GroupQueryAttention) past and present are one max-length buffer.
+            "past_present_share_buffer": "GroupQueryAttention" in io.op_types,
             "repetition_penalty": 1.0,
             "temperature": 1.0,
             "top_k": 1,

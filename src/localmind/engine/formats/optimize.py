@@ -1,27 +1,31 @@
 """Install-time graph rewrites for onnx-community / Optimum exports: what measurably pays off on a CPU.
 
-Kept: ``accuracy_level=4`` on every MatMulNBits node (4-bit weights). Without the attribute onnxruntime
-dequantizes to fp32 and runs a plain fp32 GEMM; level 4 lets it quantize activations to int8 and use its
-int8 dot-product kernels, which is what og's own model builder sets for CPU. Measured (notes, 2 threads):
-SmolLM2-135M shape 31.7 -> 51.6 tok/s decode, Qwen3-0.6B shape 10.0 -> 23.1. bench/variants.py re-measures.
-Outputs differ from the unmodified graph only by the int8 rounding of activations (greedy tokens are
-checked against onnxruntime on the rewritten file itself).
+1. ``accuracy_level=4`` on every MatMulNBits node (4-bit weights). Without the attribute onnxruntime
+   dequantizes to fp32 and runs a plain fp32 GEMM; level 4 lets it quantize activations to int8 and use its
+   int8 dot-product kernels, which is what og's own model builder sets for CPU. Outputs differ from the
+   unmodified graph only by the int8 rounding of activations.
+2. The attention of every layer as one GroupQueryAttention node with a shared KV buffer (``gqa``), for
+   float32 graphs of the families ``gqa.MODEL_TYPES`` names. Skipped, with the reason in the notes, when the
+   graph does not match the expected export exactly: the graph then keeps rewrite 1 only.
 
-The rewrite touches node attributes only (onnx_proto streams the file and re-encodes just those nodes); the
-external data file is not read, and the new graph sits next to a link to it, so for exports that keep their
-weights outside the .onnx nothing the size of the weights is written.
+bench/variants.py measures both. The generated genai_config.json follows the graph (a GroupQueryAttention
+graph gets ``past_present_share_buffer``). Only the graph file is written; the external data file is not
+read, and the new graph sits next to a link to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from localmind.engine.types import ModelLoadError
 
 Progress = Callable[[float, str], None]
 ACCURACY_LEVEL = 4
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -29,10 +33,21 @@ class RewriteReport:
     written: bool  # False: nothing to change, ``dst`` was not written (link the original instead)
     changed_nodes: int
     notes: tuple[str, ...] = ()
+    attention_fused: bool = False
 
 
-def rewrite_graph(src: Path, dst: Path, *, progress: Progress | None = None) -> RewriteReport:
-    """Write ``src`` with the kept rewrites to ``dst`` (external data references stay relative)."""
+def rewrite_graph(
+    src: Path,
+    dst: Path,
+    *,
+    progress: Progress | None = None,
+    config: Mapping[str, Any] | None = None,
+    fuse_attention: bool = True,
+) -> RewriteReport:
+    """Write ``src`` with the kept rewrites to ``dst`` (external data references stay relative).
+
+    ``config`` (the export's config.json) enables the attention rewrite; without it only attributes change.
+    """
     from localmind.engine.formats.onnx_proto import OnnxFormatError, set_node_attribute
 
     def report(fraction: float) -> None:
@@ -41,6 +56,11 @@ def rewrite_graph(src: Path, dst: Path, *, progress: Progress | None = None) -> 
 
     report(0.0)
     try:
+        if config is not None and fuse_attention:
+            fused = _fuse_attention(src, dst, config, report)
+            if fused is not None:
+                report(1.0)
+                return fused
         changed = set_node_attribute(
             src, dst, "MatMulNBits", "com.microsoft", "accuracy_level", ACCURACY_LEVEL, progress=report
         )
@@ -53,6 +73,38 @@ def rewrite_graph(src: Path, dst: Path, *, progress: Progress | None = None) -> 
     if not changed:
         return RewriteReport(False, 0)
     return RewriteReport(True, changed, (f"accuracy_level={ACCURACY_LEVEL} on {changed} MatMulNBits nodes",))
+
+
+def _fuse_attention(
+    src: Path, dst: Path, config: Mapping[str, Any], report: Callable[[float], None]
+) -> RewriteReport | None:
+    """The GroupQueryAttention rewrite (plus accuracy_level), or None where the graph does not qualify."""
+    from localmind.engine.formats import gqa, onnx_graph
+    from localmind.engine.formats.onnx_proto import _with_int_attribute, read_summary
+
+    summary = read_summary(src)
+    past = [v for v in summary.inputs if v.name.startswith("past")]
+    if not past or any(v.elem_type != "float" for v in past):
+        log.info("attention not fused in %s: the KV cache is not float32", src.name)
+        return None
+    graph = onnx_graph.read_graph(src)
+    report(0.05)
+    try:
+        plan = gqa.plan_rewrite(graph, config)
+    except gqa.NoMatch as exc:
+        log.info("attention not fused in %s: %s", src.name, exc)
+        return None
+    levels = 0
+    for node in plan.nodes:
+        if node.op == "MatMulNBits" and node.domain == "com.microsoft" and node.attrs.get("accuracy_level") != 4:
+            assert node.raw is not None
+            node.raw = _with_int_attribute(node.raw, "accuracy_level", ACCURACY_LEVEL)
+            levels += 1
+    onnx_graph.write_graph(src, dst, plan.nodes, add_opsets=plan.add_opsets, progress=lambda f: report(0.1 + 0.9 * f))
+    notes = [f"attention of {plan.layers} layers as GroupQueryAttention ({plan.removed} nodes fewer)"]
+    if levels:
+        notes.append(f"accuracy_level={ACCURACY_LEVEL} on {levels} MatMulNBits nodes")
+    return RewriteReport(True, levels + plan.layers, tuple(notes), attention_fused=True)
 
 
 __all__ = ["ACCURACY_LEVEL", "RewriteReport", "rewrite_graph"]

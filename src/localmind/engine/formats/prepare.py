@@ -163,7 +163,7 @@ def prepare_folder(
     """Build (or reuse) the loadable folder for the onnx-community export in ``folder``; never write to ``folder``."""
     source = Path(folder).expanduser().resolve()
     files = listing(source)
-    check_folder(source)
+    config = check_folder(source)
     chosen = select_variant(source, files, variant, device)
     available = tuple(v.name for v in variants.find_variants(files))
     small = [f for f in variants.small_files(files) if not f.lower().startswith(("readme", "license", "notice"))]
@@ -192,7 +192,7 @@ def prepare_folder(
         from localmind.engine.formats import optimize as optimizer
 
         graph = building / chosen.onnx_path
-        report = optimizer.rewrite_graph(source / chosen.onnx_path, graph, progress=progress)
+        report = optimizer.rewrite_graph(source / chosen.onnx_path, graph, progress=progress, config=config)
         rewritten = report.changed_nodes
         # onnxruntime refuses external data whose real path is outside the graph's folder, so next to a
         # rewritten graph (a real file here) the weights must be hard links, not symbolic links.
@@ -206,6 +206,7 @@ def prepare_folder(
         for rel in chosen.data_paths:
             linker.link(source / rel, building / rel, big=True)
     record = {"source": str(source), "variant": chosen.name, "rewritten_nodes": rewritten, "link_mode": linker.mode}
+    record["rewrites"] = list(notes)
     genai_config.write_genai_config(building, chosen.onnx_path, extra_record=record)
     (building / _STAMP).write_text(json.dumps({"inputs": stamp, "link_mode": linker.mode}) + "\n", encoding="utf-8")
     if linker.mode != "symlink":
@@ -237,21 +238,21 @@ def install_in_place(
     rewritten graph into the folder itself, so it loads as an onnxruntime-genai package afterwards."""
     path = Path(folder).resolve()
     files = listing(path)
-    check_folder(path)
+    config = check_folder(path)
     chosen = select_variant(path, files, variant, device)
     notes: list[str] = []
     from localmind.engine.formats import optimize as optimizer
 
     graph = path / chosen.onnx_path
     tmp = graph.with_name(graph.name + ".rewrite")
-    report = optimizer.rewrite_graph(graph, tmp, progress=progress)
+    report = optimizer.rewrite_graph(graph, tmp, progress=progress, config=config)
     if report.written:
         os.replace(tmp, graph)
     notes.extend(report.notes)
     if not (path / "tokenizer_config.json").is_file():
         (path / "tokenizer_config.json").write_text(json.dumps(_tokenizer_config(path)) + "\n", encoding="utf-8")
         notes.append("generated tokenizer_config.json")
-    record = {"variant": chosen.name, "rewritten_nodes": report.changed_nodes}
+    record = {"variant": chosen.name, "rewritten_nodes": report.changed_nodes, "rewrites": list(report.notes)}
     genai_config.write_genai_config(path, chosen.onnx_path, extra_record=record)
     available = tuple(v.name for v in variants.find_variants(files))
     return PreparedModel(path, path, chosen, available, "in place", tuple(notes))
