@@ -8,8 +8,10 @@ bench/models/ and reused.
 Candidates, all loaded by LocalMind's engine (og, the same threads and context budget):
   community_q4        the q4 graph as the Hub ships it (LocalMind's generated config, no rewrite)
   community_q4_level4 the previous release's rewrite: accuracy_level=4 on MatMulNBits, attention as exported
-  community_q4_gqa    what LocalMind installs now: accuracy_level=4 and every layer's attention as one
-                      GroupQueryAttention node with a shared KV buffer (engine/formats/gqa.py)
+  community_q4_gqa    accuracy_level=4 and every layer's attention as one GroupQueryAttention node with a
+                      shared KV buffer, rotary and RMSNorm as exported (engine/formats/gqa.py alone)
+  community_q4_fused  what LocalMind installs now: the above plus the rotary inside GroupQueryAttention
+                      (rotary.py) and RMSNorm as SimplifiedLayerNormalization (rmsnorm.py)
   og_builder_int4     og's own model builder output of the same shape
 
 Each round runs every candidate once, in a rotated order (this machine is noisy); figures are medians.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -99,19 +102,26 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
     from localmind.engine.local import LocalEngine
     from localmind.engine.types import LoadOptions
 
+    load_start = [round(x, 2) for x in os.getloadavg()]
     t0 = time.perf_counter()
     community, builder = community_model(shape), builder_model(shape)
     build_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         raw = prepare.prepare_folder(community, variant="q4", optimize=False, data_dir=Path(tmp) / "raw")
         level4 = level4_copy(community, raw.path, Path(tmp) / "level4")
+        from localmind.engine.formats import optimize
+
+        optimize.FUSE_ROTARY = optimize.FUSE_RMSNORM = False
+        attention_only = prepare.prepare_folder(community, variant="q4", data_dir=Path(tmp) / "gqa")
+        optimize.FUSE_ROTARY = optimize.FUSE_RMSNORM = True
         started = time.perf_counter()
         tuned = prepare.prepare_folder(community, variant="q4", data_dir=Path(tmp) / "tuned")
         rewrite_s = time.perf_counter() - started
         folders = {
             "community_q4": raw.path,
             "community_q4_level4": level4,
-            "community_q4_gqa": tuned.path,
+            "community_q4_gqa": attention_only.path,
+            "community_q4_fused": tuned.path,
             "og_builder_int4": builder,
         }
         engines: dict[str, Any] = {}
@@ -128,7 +138,8 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
         for engine in engines.values():
             engine.close()
     result: dict[str, Any] = {"shape": shape, "build_s": round(build_s, 1), "rewrite_s": round(rewrite_s, 2)}
-    result["rewritten_nodes"] = tuned.notes
+    result["rewrites"] = tuned.notes
+    result["load_average_start_end"] = [load_start, [round(x, 2) for x in os.getloadavg()]]
     for name, values in runs.items():
         result[name] = {
             "decode_tok_s": round(statistics.median(v["decode_tok_s"] for v in values), 1),
@@ -137,8 +148,15 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
             "runs_decode": [round(v["decode_tok_s"], 1) for v in values],
         }
     builder_decode = result["og_builder_int4"]["decode_tok_s"]
-    for name in ("community_q4", "community_q4_level4", "community_q4_gqa"):
+    for name in ("community_q4", "community_q4_level4", "community_q4_gqa", "community_q4_fused"):
         result[name]["builder_decode_ratio"] = round(builder_decode / result[name]["decode_tok_s"], 2)
+        # The same ratio round by round (both measured back to back): steadier than a ratio of medians here.
+        result[name]["builder_decode_ratio_per_round"] = round(
+            statistics.median(
+                b["decode_tok_s"] / c["decode_tok_s"] for b, c in zip(runs["og_builder_int4"], runs[name], strict=True)
+            ),
+            2,
+        )
     return result
 
 

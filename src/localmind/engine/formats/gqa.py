@@ -22,15 +22,20 @@ mask-to-seqlens reduction is the same one og's builder graphs use for any right-
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from localmind.engine.formats import rotary as rotary_fusion
 from localmind.engine.formats.onnx_graph import Attr, Graph, Node, live_nodes
 
 MS = "com.microsoft"
+log = logging.getLogger(__name__)
 # Families whose Optimum export was checked token-exact after this rewrite (tests/unit/formats/test_gqa.py).
 # Others keep the graph as exported until checked (sliding windows, soft-capping, other scalings).
 MODEL_TYPES = frozenset({"llama", "qwen2", "qwen3", "mistral"})
@@ -47,6 +52,8 @@ class Plan:
     layers: int
     removed: int  # nodes before minus after
     add_opsets: dict[str, int]
+    initializers: list[tuple[str, np.ndarray]]  # new tensors (the rotary tables), stored in the graph file
+    rotary_fused: bool
 
 
 class _Index:
@@ -216,7 +223,7 @@ def _const(name: str, values: list[int], scalar: bool = False) -> Node:
     return Node("Constant", [], [name], name=name, attrs={"value_ints": values})
 
 
-def plan_rewrite(graph: Graph, config: Mapping[str, Any]) -> Plan:
+def plan_rewrite(graph: Graph, config: Mapping[str, Any], *, rotary: bool = True) -> Plan:
     """The new node list, or NoMatch saying why this graph is not rewritten."""
     nested = config.get("text_config")
     text: Mapping[str, Any] = nested if isinstance(nested, Mapping) else config
@@ -238,7 +245,7 @@ def plan_rewrite(graph: Graph, config: Mapping[str, Any]) -> Plan:
     layers = {i: _match_layer(idx, kc, vc) for i, (kc, vc) in concats.items()}
 
     p = "/localmind"
-    mask_nodes = [
+    mask_nodes: list[Node] = [
         _const(f"{p}/one", [1]),
         _const(f"{p}/one_scalar", [1], scalar=True),
         _const(f"{p}/bsd", [0, 0, -1]),
@@ -251,6 +258,7 @@ def plan_rewrite(graph: Graph, config: Mapping[str, Any]) -> Plan:
     ]
     replace = {id(layer.out_node): (i, layer) for i, layer in layers.items()}
     dropped = {id(kc) for kc, _ in concats.values()} | {id(vc) for _, vc in concats.values()}
+    rotations, initializers = _rotations(graph, layers, int(text.get("max_position_embeddings") or 0), rotary)
     nodes: list[Node] = list(mask_nodes)
     for node in graph.nodes:
         if id(node) in dropped:
@@ -262,14 +270,18 @@ def plan_rewrite(graph: Graph, config: Mapping[str, Any]) -> Plan:
         q = f"{p}/layers.{i}"
         flat: list[str] = []
         for role, tensor in (("q", layer.q), ("k", layer.k), ("v", layer.v)):
-            perm: dict[str, Attr] = {"perm": [0, 2, 1, 3]}
-            nodes.append(Node("Transpose", [tensor], [f"{q}/{role}_bsnh"], f"{q}/{role}_Transpose", attrs=perm))
-            nodes.append(Node("Reshape", [f"{q}/{role}_bsnh", f"{p}/bsd"], [f"{q}/{role}_bsd"], f"{q}/{role}_Reshape"))
+            source = rotations[i][role] if rotations else None
+            if source is None:  # (batch, heads, seq, head) -> (batch, seq, heads, head)
+                perm: dict[str, Attr] = {"perm": [0, 2, 1, 3]}
+                nodes.append(Node("Transpose", [tensor], [f"{q}/{role}_bsnh"], f"{q}/{role}_Transpose", attrs=perm))
+                source = f"{q}/{role}_bsnh"
+            nodes.append(Node("Reshape", [source, f"{p}/bsd"], [f"{q}/{role}_bsd"], f"{q}/{role}_Reshape"))
             flat.append(f"{q}/{role}_bsd")
+        caches = [f"{p}/cos_cache", f"{p}/sin_cache"] if rotations else []
         nodes.append(
             Node(
                 "GroupQueryAttention",
-                [*flat, layer.past_k, layer.past_v, f"{p}/seqlens_k", f"{p}/total_seq_len"],
+                [*flat, layer.past_k, layer.past_v, f"{p}/seqlens_k", f"{p}/total_seq_len", *caches],
                 [layer.out, layer.present_k, layer.present_v],
                 f"{q}/GroupQueryAttention",
                 MS,
@@ -278,7 +290,7 @@ def plan_rewrite(graph: Graph, config: Mapping[str, Any]) -> Plan:
                     "kv_num_heads": kv_heads,
                     "scale": float(layer.scale),
                     "local_window_size": -1,
-                    "do_rotary": 0,
+                    "do_rotary": 1 if rotations else 0,
                     "rotary_interleaved": 0,
                 },
             )
@@ -286,7 +298,38 @@ def plan_rewrite(graph: Graph, config: Mapping[str, Any]) -> Plan:
     kept = live_nodes(nodes, graph.outputs)
     _check_kv_readers(kept, graph)
     add = {} if MS in graph.opsets else {MS: 1}
-    return Plan(kept, len(layers), len(graph.nodes) - len(kept), add)
+    return Plan(kept, len(layers), len(graph.nodes) - len(kept), add, initializers, bool(rotations))
+
+
+def _rotations(
+    graph: Graph, layers: dict[int, _Layer], positions: int, wanted: bool
+) -> tuple[dict[int, dict[str, str | None]], list[tuple[str, np.ndarray]]]:
+    """Per layer, the (batch, seq, heads, head) tensors before rotary for q/k (and v's before its transpose),
+    plus the cos/sin tables; empty where the rotary is kept as exported (not wanted, or not the pattern)."""
+    if not wanted or positions <= 0:
+        return {}, []
+    prod = rotary_fusion.Producers(graph.nodes)
+    out: dict[int, dict[str, str | None]] = {}
+    tables: set[tuple[str, str]] = set()
+    try:
+        for i, layer in layers.items():
+            rq, rk = rotary_fusion.match(prod, layer.q), rotary_fusion.match(prod, layer.k)
+            tables |= {(rq.cos, rq.sin), (rk.cos, rk.sin)}
+            vt = prod.of.get(layer.v)
+            v_bsnh = (
+                vt.inputs[0]
+                if vt is not None and vt.op == "Transpose" and vt.attrs.get("perm") == [0, 2, 1, 3]
+                else None
+            )
+            out[i] = {"q": rq.x, "k": rk.x, "v": v_bsnh}
+        if len(tables) != 1:
+            raise rotary_fusion.RotaryMismatch("layers read different cos/sin tensors")
+        ((cos, sin),) = tables
+        cos_t, sin_t = rotary_fusion.caches(prod, cos, sin, positions)
+    except rotary_fusion.RotaryMismatch as exc:
+        log.info("rotary kept as exported: %s", exc)
+        return {}, []
+    return out, [("/localmind/cos_cache", cos_t), ("/localmind/sin_cache", sin_t)]
 
 
 def _check_kv_readers(nodes: list[Node], graph: Graph) -> None:

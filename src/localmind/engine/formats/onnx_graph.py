@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
+
 from localmind.engine.formats.onnx_proto import (
     _MODEL_GRAPH,
     Field,
@@ -30,10 +32,10 @@ from localmind.engine.formats.onnx_proto import (
 
 _MODEL_OPSET = 8
 _OPSET_DOMAIN, _OPSET_VERSION = 1, 2
-_GRAPH_NODE, _GRAPH_VALUE_INFO = 1, 13
+_GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_VALUE_INFO = 1, 5, 13
 _NODE_INPUT, _NODE_OUTPUT, _NODE_NAME, _NODE_OP, _NODE_ATTR, _NODE_DOMAIN = 1, 2, 3, 4, 5, 7
 _A_NAME, _A_F, _A_I, _A_S, _A_T, _A_FLOATS, _A_INTS, _A_TYPE = 1, 2, 3, 4, 5, 7, 8, 20
-_T_DIMS, _T_TYPE, _T_FLOATS, _T_INT64S, _T_RAW, _T_DOUBLES = 1, 2, 4, 7, 9, 10
+_T_DIMS, _T_TYPE, _T_FLOATS, _T_INT64S, _T_NAME, _T_RAW, _T_DOUBLES = 1, 2, 4, 7, 8, 9, 10
 FLOAT, INT, STRING, TENSOR, FLOATS, INTS = 1, 2, 3, 4, 6, 7
 Attr = int | float | str | list[int]
 
@@ -216,7 +218,7 @@ def read_graph(path: Path) -> Graph:
                 inputs.append(_names(f, fld))
             elif fld.number == 12:
                 outputs.append(_names(f, fld))
-            elif fld.number == 5:
+            elif fld.number == _GRAPH_INITIALIZER:
                 inits.add(_tensor_name(f, fld))
     return Graph(nodes, inputs, outputs, frozenset(inits), opsets)
 
@@ -236,11 +238,14 @@ def write_graph(
     nodes: Sequence[Node],
     *,
     add_opsets: dict[str, int] | None = None,
+    initializers: Sequence[tuple[str, np.ndarray]] = (),
     progress: Callable[[float], None] | None = None,
 ) -> None:
-    """Copy ``src`` to ``dst`` with its node list replaced by ``nodes`` (everything else byte for byte)."""
+    """Copy ``src`` to ``dst`` with its node list replaced by ``nodes`` (everything else byte for byte),
+    plus ``initializers`` (float32 arrays, stored inline)."""
     size = src.stat().st_size
     node_bytes = b"".join(_record(_GRAPH_NODE, n.encode()) for n in nodes)
+    node_bytes += b"".join(_record(_GRAPH_INITIALIZER, _float_tensor(name, a)) for name, a in initializers)
     with src.open("rb") as f:
         graph = _graph_field(f, size)
         kept: list[Field] = []
@@ -285,6 +290,12 @@ def write_graph(
                 out.write(node_bytes)
             copy(graph.end, size)
             out.write(extra)
+
+
+def _float_tensor(name: str, array: np.ndarray) -> bytes:
+    data = np.ascontiguousarray(array, dtype="<f4")
+    body = b"".join(_key_int(_T_DIMS, d) for d in data.shape) + _key_int(_T_TYPE, FLOAT)
+    return body + _record(_T_NAME, name.encode()) + _record(_T_RAW, data.tobytes())
 
 
 def live_nodes(nodes: Sequence[Node], outputs: Sequence[str]) -> list[Node]:

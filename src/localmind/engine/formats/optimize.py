@@ -25,6 +25,8 @@ from localmind.engine.types import ModelLoadError
 
 Progress = Callable[[float, str], None]
 ACCURACY_LEVEL = 4
+FUSE_ROTARY = True  # bench/variants.py turns these off for candidates to measure what each brings
+FUSE_RMSNORM = True  # bench/variants.py turns it off for one candidate to measure what it brings
 log = logging.getLogger(__name__)
 
 
@@ -78,8 +80,9 @@ def rewrite_graph(
 def _fuse_attention(
     src: Path, dst: Path, config: Mapping[str, Any], report: Callable[[float], None]
 ) -> RewriteReport | None:
-    """The GroupQueryAttention rewrite (plus accuracy_level), or None where the graph does not qualify."""
-    from localmind.engine.formats import gqa, onnx_graph
+    """The GroupQueryAttention and RMSNorm rewrites (plus accuracy_level), or None where the graph does not
+    qualify for the attention rewrite (the norm fusion alone is not worth a different code path)."""
+    from localmind.engine.formats import gqa, onnx_graph, rmsnorm
     from localmind.engine.formats.onnx_proto import _with_int_attribute, read_summary
 
     summary = read_summary(src)
@@ -90,18 +93,34 @@ def _fuse_attention(
     graph = onnx_graph.read_graph(src)
     report(0.05)
     try:
-        plan = gqa.plan_rewrite(graph, config)
+        plan = gqa.plan_rewrite(graph, config, rotary=FUSE_ROTARY)
     except gqa.NoMatch as exc:
         log.info("attention not fused in %s: %s", src.name, exc)
         return None
+    nodes = plan.nodes
+    notes = [f"attention of {plan.layers} layers as GroupQueryAttention"]
+    if plan.rotary_fused:
+        notes.append("rotary embedding inside GroupQueryAttention")
+    if FUSE_RMSNORM:
+        nodes, norms = rmsnorm.fuse_rmsnorm(nodes, graph)
+        nodes = onnx_graph.live_nodes(nodes, graph.outputs)
+        if norms:
+            notes.append(f"{norms} RMSNorms as SimplifiedLayerNormalization")
     levels = 0
-    for node in plan.nodes:
+    for node in nodes:
         if node.op == "MatMulNBits" and node.domain == "com.microsoft" and node.attrs.get("accuracy_level") != 4:
             assert node.raw is not None
             node.raw = _with_int_attribute(node.raw, "accuracy_level", ACCURACY_LEVEL)
             levels += 1
-    onnx_graph.write_graph(src, dst, plan.nodes, add_opsets=plan.add_opsets, progress=lambda f: report(0.1 + 0.9 * f))
-    notes = [f"attention of {plan.layers} layers as GroupQueryAttention ({plan.removed} nodes fewer)"]
+    onnx_graph.write_graph(
+        src,
+        dst,
+        nodes,
+        add_opsets=plan.add_opsets,
+        initializers=plan.initializers,
+        progress=lambda f: report(0.1 + 0.9 * f),
+    )
+    notes.append(f"{len(graph.nodes)} nodes -> {len(nodes)}")
     if levels:
         notes.append(f"accuracy_level={ACCURACY_LEVEL} on {levels} MatMulNBits nodes")
     return RewriteReport(True, levels + plan.layers, tuple(notes), attention_fused=True)
