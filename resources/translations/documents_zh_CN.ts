@@ -127,6 +127,22 @@
         <source>This kind of file is not supported.</source>
         <translation>不支持这种类型的文件。</translation>
     </message>
+    <message>
+        <source>Download the embedding model</source>
+        <translation>下载嵌入模型</translation>
+    </message>
+    <message>
+        <source>Downloading the embedding model: its progress is on the Models page. Keyword search meanwhile.</source>
+        <translation>正在下载嵌入模型：进度显示在“模型”页面。在此期间使用关键词搜索。</translation>
+    </message>
+    <message>
+        <source>Search by meaning is on (embedding model: {name}), with keyword search.</source>
+        <translation>已开启按含义搜索（嵌入模型：{name}），同时使用关键词搜索。</translation>
+    </message>
+    <message>
+        <source>Keyword search only. Installing the embedding model (multilingual-e5-small, about 140 MB) improves results: questions phrased differently from the text, other languages.</source>
+        <translation>目前仅使用关键词搜索。安装嵌入模型（multilingual-e5-small，约 140 MB）可改进结果：适用于与原文措辞不同的问题以及其他语言。</translation>
+    </message>
 </context>
 <context>
     <name>DocumentsSwitch</name>
@@ -184,6 +200,10 @@
         <source>Sources: no matching passages</source>
         <translation>来源：没有匹配的段落</translation>
     </message>
+    <message>
+        <source>Run: localmind models download multilingual-e5-small</source>
+        <translation>请运行：localmind models download multilingual-e5-small</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -194,6 +214,17 @@
     <message>
         <source>Your documents: add files to answer from</source>
         <translation>你的文档：添加文件供回答参考</translation>
+    </message>
+</context>
+<context>
+    <name>ModelManagerPage</name>
+    <message>
+        <source>{name} is installed and verified. Documents now uses it to search by meaning.</source>
+        <translation>{name} 已安装并通过校验。“文档”现在用它按含义搜索。</translation>
+    </message>
+    <message>
+        <source>Ready: used by Documents to search by meaning</source>
+        <translation>就绪：供“文档”按含义搜索</translation>
     </message>
 </context>
 </TS>

@@ -259,6 +259,8 @@ class LocalMind(QObject):
             plain_labels(page)  # repo ids, paths and file names are shown as text, never as HTML
             page.load_requested.connect(self._load_from_manager)
             page.model_installed.connect(lambda path: self._on_model_installed(page, path))
+            if self.documents is not None:  # Documents searches by meaning with an embedding model once installed
+                page.embedding_model_installed.connect(self.documents.use_embedding_model)
             return page
 
         return build

@@ -50,7 +50,7 @@ def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, co
     feature = mind.documents
     qtbot.mouseClick(mind.window.sidebar.documents_button, Qt.MouseButton.LeftButton)
     assert mind.window.main_stack.currentWidget() is feature.holder
-    assert feature.page.embedder_note.isVisible()  # no embedding model installed: keyword search, and says so
+    assert feature.page.get_embedder_button.isVisible()  # no embedding model installed: keyword search, and says so
     drop(feature.page, [corpus])
     assert feature.service.busy
     wait_idle(qtbot, feature)

@@ -80,7 +80,7 @@ def _add(args: argparse.Namespace) -> int:
         if library.embedder is None and not args.no_embeddings:
             print(
                 "note: keyword search only. Installing the embedding model "
-                "(an ONNX export of multilingual-e5-small: localmind docs embedder DIR) improves results.",
+                "(localmind models download multilingual-e5-small) improves results.",
                 file=sys.stderr,
             )
     return 1 if result.failed and not (result.added_files or result.updated_files or result.unchanged_files) else 0

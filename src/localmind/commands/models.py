@@ -123,6 +123,7 @@ def run_list(args: argparse.Namespace) -> int:
                     "ok": m.ok,
                     "problem": m.problem,
                     "source": m.manifest.describe_source(),
+                    "kind": m.kind,
                 }
                 for m in installed
             ],

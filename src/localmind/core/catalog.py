@@ -32,6 +32,9 @@ GB = 1_000_000_000
 # Beyond the files themselves: room for the staging copy's metadata and for the OS not to run dry.
 DISK_MARGIN_BYTES = 500_000_000
 KNOWN_DEVICES = ("cpu", "cuda", "dml")
+CHAT = "chat"
+EMBEDDING = "embedding"  # a model that turns text into vectors for Documents' search; never loaded in the chat
+KINDS = (CHAT, EMBEDDING)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ class CatalogEntry:
     starter: bool = False  # a good first model where the recommended one would be too slow
     # Why this form of the model (og package or onnx-community export), per language; "" when there is one form.
     form_note: dict[str, str] = field(default_factory=dict)
+    kind: str = CHAT
+    # Embedding models: how the model wants its texts and vectors (prefixes, pooling, the similarity floor...),
+    # written to the installed folder's embedding.json. Empty for chat models.
+    embedding: dict[str, Any] = field(default_factory=dict)
 
     @property
     def form(self) -> str:
@@ -154,6 +161,12 @@ def _parse_entry(raw: Any) -> CatalogEntry:
     description = raw.get("description")
     if not isinstance(description, dict) or not isinstance(description.get("en"), str):
         raise ValueError(f"model {raw['id']!r} has no English description")
+    kind = raw.get("kind", CHAT)
+    if kind not in KINDS:
+        raise ValueError(f"model {raw['id']!r} has an unknown kind {kind!r}")
+    embedding = raw.get("embedding") or {}
+    if not isinstance(embedding, dict) or (kind == EMBEDDING) != bool(embedding):
+        raise ValueError(f"model {raw['id']!r}: 'embedding' settings go with kind 'embedding' only")
     context = raw.get("context_length")
     if not isinstance(context, int) or context <= 0:
         raise ValueError(f"model {raw['id']!r} has no context_length")
@@ -170,6 +183,8 @@ def _parse_entry(raw: Any) -> CatalogEntry:
         revision=str(raw.get("revision", "main")),
         starter=bool(raw.get("starter", False)),
         form_note={str(k): str(v) for k, v in (raw.get("form_note") or {}).items()},
+        kind=str(kind),
+        embedding=dict(embedding),
     )
 
 
@@ -264,7 +279,7 @@ def fit_hint(entry: CatalogEntry, machine: MachineInfo, device: str = "cpu") -> 
 def tokens_per_s(entry: CatalogEntry, machine: MachineInfo) -> float | None:
     """Roughly how fast ``entry`` writes on this CPU (None when the speed or the size is unknown)."""
     params = entry.parameters_b
-    if machine.cpu is None or not params:
+    if machine.cpu is None or not params or entry.kind != CHAT:
         return None
     return estimated_tokens_per_s(params, machine.cpu, entry.form)
 
@@ -282,6 +297,7 @@ def recommend(entries: list[CatalogEntry], machine: MachineInfo, device: str = "
     It must fit in memory and write comfortably fast on this CPU (a 2-core laptop is not offered a 3.8B model):
     the catalog's pick when it does, else the largest starter model that does, else the largest that does.
     """
+    entries = [e for e in entries if e.kind == CHAT]  # an embedding model cannot answer a chat
     good = [e for e in entries if fit_hint(e, machine, device).fit is Fit.GOOD]
     quick = [e for e in good if fast_enough(e, machine, device)]
     flagged = [e for e in quick if e.recommended]

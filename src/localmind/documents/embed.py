@@ -2,9 +2,10 @@
 
 An embedding model is a folder with one ``*.onnx`` graph (inputs ``input_ids``, ``attention_mask`` and optionally
 ``token_type_ids``; first output the last hidden state) and the ``tokenizer.json`` it was trained with. Vectors are
-the attention-masked mean of the hidden states, L2-normalised, so a dot product is the cosine. E5-family models
-expect ``query: `` / ``passage: `` prefixes; ``embedding.json`` in the folder (written for the catalog entry) may set
-them, and the pooling. Texts are embedded in batches of similar length (less padding); repeated texts — a query asked
+the attention-masked mean of the hidden states, L2-normalised, so a dot product is the cosine (as the
+multilingual-e5 model card's own code and its sentence-transformers modules: Pooling(mean) then Normalize). E5-family
+models expect ``query: `` / ``passage: `` prefixes; ``embedding.json`` in the folder (written from the catalog entry
+when the model manager installs it) sets them, the pooling, the graph file and the similarity floor. Texts are embedded in batches of similar length (less padding); repeated texts — a query asked
 again, the same boilerplate paragraph in many files — come from a small in-memory cache.
 """
 
@@ -25,7 +26,8 @@ from localmind.errors import UserFacingError
 
 log = logging.getLogger(__name__)
 
-EMBEDDING_MODEL_ID = "multilingual-e5-small"  # the model recommended in the README and the UI
+EMBEDDING_MODEL_ID = "multilingual-e5-small"  # the catalog's embedding model, recommended in the README and the UI
+MANIFEST_NAME = "localmind-manifest.json"  # as core/hub/manifest.py writes it
 MAX_TOKENS = 512
 BATCH = 16
 CACHE_SIZE = 2048
@@ -37,37 +39,73 @@ class EmbeddingModelError(UserFacingError):
     pass
 
 
+POOLINGS = ("mean", "cls")
+
+
 @dataclass(frozen=True)
 class EmbeddingConfig:
     query_prefix: str = ""
     passage_prefix: str = ""
     max_tokens: int = MAX_TOKENS
     min_similarity: float | None = None  # below this a passage is "not relevant" for the "no matching passages" notice
+    pooling: str = "mean"  # "mean": attention-masked mean of the hidden states; "cls": the first token's
+    normalize: bool = True
+    onnx: str = ""  # the graph, relative to the folder ("" : looked for)
 
     @staticmethod
     def read(folder: Path) -> EmbeddingConfig:
         path = folder / "embedding.json"
         if not path.is_file():
+            # A folder installed with `docs embedder DIR` without embedding.json: e5 by name gets e5's prefixes.
             if "e5" in folder.name.lower():
                 return EmbeddingConfig("query: ", "passage: ", MAX_TOKENS, 0.80)
             return EmbeddingConfig()
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        return EmbeddingConfig(
-            str(raw.get("query_prefix", "")),
-            str(raw.get("passage_prefix", "")),
-            int(raw.get("max_tokens", MAX_TOKENS)),
-            float(raw["min_similarity"]) if raw.get("min_similarity") is not None else None,
-        )
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            config = EmbeddingConfig(
+                str(raw.get("query_prefix", "")),
+                str(raw.get("passage_prefix", "")),
+                int(raw.get("max_tokens", MAX_TOKENS)),
+                float(raw["min_similarity"]) if raw.get("min_similarity") is not None else None,
+                str(raw.get("pooling", "mean")),
+                bool(raw.get("normalize", True)),
+                str(raw.get("onnx", "")),
+            )
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise EmbeddingModelError(
+                f"{path} is not readable ({exc}).", hint="Install the embedding model from the model manager again."
+            ) from exc
+        if config.pooling not in POOLINGS:
+            raise EmbeddingModelError(
+                f"{path} asks for {config.pooling!r} pooling; LocalMind knows {', '.join(POOLINGS)}.",
+                hint="Pick another embedding model.",
+            )
+        return config
 
 
 def find_model_file(folder: Path) -> Path | None:
-    """The graph to run: ``model_quantized.onnx`` or ``model.onnx`` at the top or in ``onnx/``, else the only one."""
+    """The graph to run: the one embedding.json names, else ``model_quantized.onnx`` or ``model.onnx`` at the top or
+    in ``onnx/``, else the only one."""
+    named = _named_graph(folder)
+    if named is not None:
+        return named
     for name in ("model_quantized.onnx", "model_int8.onnx", "model.onnx"):
         for candidate in (folder / name, folder / "onnx" / name):
             if candidate.is_file():
                 return candidate
     graphs = sorted(folder.glob("*.onnx")) + sorted(folder.glob("onnx/*.onnx"))
     return graphs[0] if graphs else None
+
+
+def _named_graph(folder: Path) -> Path | None:
+    try:
+        name = json.loads((folder / "embedding.json").read_text(encoding="utf-8")).get("onnx")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(name, str) or not name or ".." in name.replace("\\", "/").split("/") or Path(name).is_absolute():
+        return None
+    path = folder / name
+    return path if path.is_file() else None
 
 
 def embedding_models_dir() -> Path:
@@ -79,8 +117,43 @@ def is_embedding_model(folder: Path) -> bool:
     return (folder / "tokenizer.json").is_file() and find_model_file(folder) is not None
 
 
+def _downloaded(folder: Path) -> str | None:
+    """When ``folder`` is a complete, undamaged embedding model installed by the model manager: its install time.
+
+    Reads the manifest directly (the hub package would bring its HTTP client into every start of the app).
+    """
+    try:
+        manifest = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+        if manifest.get("kind") != "embedding" or manifest.get("id") != folder.name or manifest.get("damaged"):
+            return None
+        for entry in manifest["files"]:
+            if (folder / str(entry["path"])).stat().st_size != entry["size"]:
+                return None
+        return str(manifest.get("installed_at", ""))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def downloaded_embedding_models() -> list[Path]:
+    """Embedding models installed by the model manager (``<models>/<id>/``, manifest kind "embedding"), usable ones:
+    the recommended one first, then the most recently installed."""
+    root = paths.models_dir()
+    try:
+        folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")] if root.is_dir() else []
+    except OSError:
+        return []
+    found = [(p, when) for p in folders if (when := _downloaded(p)) is not None and is_embedding_model(p)]
+    found.sort(key=lambda pw: pw[1], reverse=True)
+    found.sort(key=lambda pw: pw[0].name != EMBEDDING_MODEL_ID)
+    return [p for p, _ in found]
+
+
 def installed_embedding_model() -> Path | None:
-    """The embedding model to use: the recommended one if installed, else the first usable folder (by name)."""
+    """The embedding model Documents uses: one installed from the model manager (the recommended one first), else one
+    installed with ``docs embedder DIR`` (the recommended one if there, else the first usable folder by name)."""
+    downloaded = downloaded_embedding_models()
+    if downloaded:
+        return downloaded[0]
     root = embedding_models_dir()
     preferred = root / EMBEDDING_MODEL_ID
     if is_embedding_model(preferred):
@@ -106,6 +179,23 @@ def install_embedding_model(source: Path) -> Path:
         shutil.rmtree(target)
     staging.rename(target)  # atomic: a half-copied model is never picked up
     return target
+
+
+def check_embedding_model(folder: Path) -> int:
+    """Load the model and embed a query and a passage: the vector width, or EmbeddingModelError saying what is wrong."""
+    embedder = Embedder(folder, threads=1)
+    try:
+        query = embedder.embed_query("check")
+        passage = embedder.embed_passages(["A short passage to check the model."])[0]
+    except Exception as exc:  # onnxruntime raises its own errors for a graph that does not run
+        raise EmbeddingModelError(
+            f"the embedding model in {folder.name} does not run ({exc}).", hint="Pick another embedding model."
+        ) from exc
+    if query.ndim != 1 or query.shape != passage.shape or not query.shape[0] or not np.isfinite(query).all():
+        raise EmbeddingModelError(
+            f"the embedding model in {folder.name} gives no usable vectors.", hint="Pick another embedding model."
+        )
+    return int(query.shape[0])
 
 
 class Embedder:
@@ -139,6 +229,10 @@ class Embedder:
                 hint="Install the embedding model from the model manager again.",
             ) from exc
         self.input_names = {i.name for i in self.session.get_inputs()}
+        # The hidden states: by name where the export names it (Optimum/Transformers.js: last_hidden_state; some
+        # exports add pooler_output or sentence_embedding), else the first output.
+        outputs = [o.name for o in self.session.get_outputs()]
+        self.output_name = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
         self._cache: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
         self.runs = 0  # model calls made (tests check batching and the cache with it)
@@ -195,10 +289,19 @@ class Embedder:
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
         feeds = {k: v for k, v in feeds.items() if k in self.input_names}
-        hidden = self.session.run(None, feeds)[0]
+        hidden = np.asarray(self.session.run([self.output_name], feeds)[0], dtype=np.float32)
         self.runs += 1
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        pooled = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return list(pooled)
+        if hidden.ndim != 3:
+            raise EmbeddingModelError(
+                f"{self.model_id}: the model's output has shape {hidden.shape}, not [texts, tokens, width].",
+                hint="Pick another embedding model.",
+            )
+        if self.config.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        if self.config.normalize:
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            pooled = pooled / np.maximum(norms, 1e-12)
+        return list(pooled.astype(np.float32))

@@ -41,6 +41,10 @@ class Library:
                 log.warning("embedding model not used: %s", exc)
         return Library(index, embedder)
 
+    def use_embedder(self, folder: Path) -> None:
+        """Search and index with the embedding model in ``folder`` from now on (one just installed)."""
+        self.embedder = Embedder(folder)
+
     @property
     def model_id(self) -> str:
         return self.embedder.model_id if self.embedder else ""

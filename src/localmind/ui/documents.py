@@ -83,13 +83,18 @@ class FilesModel(QAbstractTableModel):
 
 class DocumentsPage(QWidget):
     """Signals:
-    get_embedding_model_requested(): the user wants the embedding model (opens the model manager).
+    get_embedding_model_requested(): the user pressed "Download the embedding model" (the model manager downloads it).
     """
 
     get_embedding_model_requested = Signal()
 
     def __init__(
-        self, index: DocumentIndex, service: IndexerService, has_embedder: bool, parent: QWidget | None = None
+        self,
+        index: DocumentIndex,
+        service: IndexerService,
+        has_embedder: bool,
+        parent: QWidget | None = None,
+        embedder_name: str = "",
     ):
         super().__init__(parent)
         self.setObjectName("DocumentsPage")
@@ -104,12 +109,20 @@ class DocumentsPage(QWidget):
         self.subtitle = QLabel()
         self.subtitle.setObjectName("PageSubtitle")
         self.subtitle.setWordWrap(True)
+        self.embedder_name = embedder_name  # the embedding model in use, shown when there is one
         self.embedder_note = QLabel()
         self.embedder_note.setObjectName("NoticeText")
         self.embedder_note.setWordWrap(True)
-        self.embedder_note.setTextFormat(Qt.TextFormat.RichText)
-        self.embedder_note.linkActivated.connect(lambda _link: self.get_embedding_model_requested.emit())
-        self.embedder_note.setVisible(not has_embedder)
+        self.embedder_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.get_embedder_button = QPushButton()
+        self.get_embedder_button.setObjectName("SecondaryButton")
+        self.get_embedder_button.clicked.connect(self.get_embedding_model_requested)
+        self.embedder_row = QWidget()
+        embedder_layout = QHBoxLayout(self.embedder_row)
+        embedder_layout.setContentsMargins(0, 0, 0, 0)
+        embedder_layout.addWidget(self.embedder_note, 1)
+        embedder_layout.addWidget(self.get_embedder_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.get_embedder_button.setVisible(not has_embedder)
 
         self.add_files_button = QPushButton()
         self.add_files_button.setObjectName("PrimaryButton")
@@ -184,7 +197,7 @@ class DocumentsPage(QWidget):
         layout.setSpacing(10)
         layout.addWidget(self.title)
         layout.addWidget(self.subtitle)
-        layout.addWidget(self.embedder_note)
+        layout.addWidget(self.embedder_row)
         layout.addLayout(tools)
         layout.addWidget(self.progress_box)
         layout.addWidget(self.table, 1)
@@ -313,9 +326,31 @@ class DocumentsPage(QWidget):
                 self.collection.addItem(name)
                 names.append(name)
 
-    def set_has_embedder(self, has: bool) -> None:
+    def set_has_embedder(self, has: bool, name: str = "") -> None:
         self.has_embedder = has
-        self.embedder_note.setVisible(not has)
+        self.embedder_name = name
+        self.get_embedder_button.setVisible(not has)
+        self.get_embedder_button.setEnabled(True)
+        self._embedder_text()
+
+    def set_embedder_downloading(self) -> None:
+        """The download was started in the model manager: say where its progress is, and do not start it twice."""
+        self.get_embedder_button.setEnabled(False)
+        self.embedder_note.setText(
+            self.tr("Downloading the embedding model: its progress is on the Models page. Keyword search meanwhile.")
+        )
+
+    def _embedder_text(self) -> None:
+        if self.has_embedder:
+            text = self.tr("Search by meaning is on (embedding model: {name}), with keyword search.").format(
+                name=self.embedder_name or "?"
+            )
+        else:
+            text = self.tr(
+                "Keyword search only. Installing the embedding model (multilingual-e5-small, about 140 MB) improves "
+                "results: questions phrased differently from the text, other languages."
+            )
+        self.embedder_note.setText(text)
 
     # -- language --------------------------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -327,12 +362,9 @@ class DocumentsPage(QWidget):
                 "PDF, Word (.docx), HTML, Markdown and text files. Drop them here or use the buttons."
             )
         )
-        self.embedder_note.setText(
-            self.tr(
-                "Keyword search only. <a href='get'>Installing the embedding model</a> improves results "
-                "(questions phrased differently from the text, other languages)."
-            )
-        )
+        self.get_embedder_button.setText(self.tr("Download the embedding model"))
+        if self.get_embedder_button.isEnabled():
+            self._embedder_text()
         self.add_files_button.setText(self.tr("Add files…"))
         self.add_folder_button.setText(self.tr("Add folder…"))
         self.collection_label.setText(self.tr("Collection:"))

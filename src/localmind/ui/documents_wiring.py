@@ -43,7 +43,9 @@ class DocumentsFeature(QObject):
         self._counter_dir = ""
         mind.session.documents = self.chat
         self.service = IndexerService(parent=self)
-        self.page = DocumentsPage(self.library.index, self.service, self.library.embedder is not None)
+        self.page = DocumentsPage(
+            self.library.index, self.service, self.library.embedder is not None, embedder_name=self.library.model_id
+        )
         self.switch = DocumentsSwitch()
         self.switch.set_collections(self.library.index.collections())
         self.holder = self._holder()
@@ -94,19 +96,44 @@ class DocumentsFeature(QObject):
         self.back_button.clicked.connect(window.show_chat)
         self.switch.changed.connect(self._on_switch)
         self.service.job_finished.connect(lambda *_: self.switch.set_collections(self.library.index.collections()))
-        self.page.get_embedding_model_requested.connect(self.explain_embedder)
+        self.page.get_embedding_model_requested.connect(self.download_embedder)
         self.mind.service.loaded.connect(lambda info: self.service.use_tokenizer_of(info.model_dir))
 
-    def explain_embedder(self) -> None:
-        self.mind.window.show_notice(
-            self.tr("Installing the embedding model"),
-            self.tr(
-                "Download an ONNX export of multilingual-e5-small (model.onnx and tokenizer.json) and run: "
-                "localmind docs embedder FOLDER. Documents already added are then embedded; nothing leaves "
-                "this computer."
-            ),
-            timeout_ms=0,
-        )
+    def download_embedder(self) -> None:
+        """Download the catalog's embedding model in the model manager (its row shows progress, pause and cancel)."""
+        from localmind.core.catalog import find_entry, load_catalog
+        from localmind.core.hub import request_for_catalog
+        from localmind.documents.embed import EMBEDDING_MODEL_ID
+
+        window = self.mind.window
+        entry = find_entry(load_catalog(), EMBEDDING_MODEL_ID)
+        window.show_model_manager()
+        manager = window.model_manager
+        start = getattr(manager, "start_download", None)
+        if entry is None or start is None:  # a build without the model manager: say how to get it
+            window.show_notice(
+                self.tr("Installing the embedding model"),
+                self.tr("Run: localmind models download multilingual-e5-small"),
+                timeout_ms=0,
+            )
+            return
+        start(request_for_catalog(entry, "cpu"))
+        self.page.set_embedder_downloading()
+
+    def use_embedding_model(self, folder: str) -> None:
+        """An embedding model was installed: search with it, and embed the passages indexed so far (in the background)."""
+        from pathlib import Path
+
+        from localmind.documents.embed import EmbeddingModelError
+
+        try:
+            self.library.use_embedder(Path(folder))
+        except EmbeddingModelError as exc:
+            log.warning("embedding model not used: %s", exc)
+            self.page.set_has_embedder(self.library.embedder is not None, self.library.model_id)
+            return
+        self.page.set_has_embedder(True, self.library.model_id)
+        self.service.submit("embedder", [folder])
 
     def show_page(self) -> None:
         self.page.refresh()

@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
             action.deleteLater()
         self._model_actions = []
         try:
-            models = [m for m in list_installed() if m.ok]
+            models = [m for m in list_installed() if m.ok and m.kind == "chat"]  # not Documents' embedding model
         except OSError:
             models = []  # an unreadable models folder: the menu still offers the other ways to a model
         current = _resolved(self._current_model_dir)

@@ -96,6 +96,9 @@ class IndexerWorker(QObject):
                     progress=self._report,
                     cancelled=self.cancel.is_set,
                 )
+            elif kind == "embedder":  # an embedding model was installed: use it, and embed what is indexed
+                library.use_embedder(files[0])
+                library.embed_missing(self.cancel.is_set)
             elif kind == "remove":
                 _, chunks = library.remove(files)
                 result.removed_chunks = chunks

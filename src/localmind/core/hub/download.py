@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 import logging
 import posixpath
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from localmind import paths
 from localmind.core.catalog import CatalogEntry, free_disk_bytes
 from localmind.core.hub.community import CommunityPlan, community_model_id, is_community, plan_community
 from localmind.core.hub.control import CANCEL, TransferControl
+from localmind.core.hub.embedding import EmbeddingPlan, finish_embedding_folder, plan_embedding
 from localmind.core.hub.errors import AlreadyInstalledError, DownloadStopped, HubError, NotEnoughDiskError
 from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
 from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
@@ -64,6 +66,9 @@ class DownloadRequest:
     fallback_device: str | None = None  # catalog downloads: if the listed folder moved, take the one for this device
     variant: str | None = None  # onnx-community repos: "q4", "fp16"... (None: the one for ``device``)
     device: str = "cpu"  # the device the model will run on (picks the variant of an onnx-community repo)
+    kind: str = "chat"  # "embedding": a model for Documents' search (catalog kind), installed without genai_config
+    # Embedding models: the catalog's settings (prefixes, pooling, similarity floor), written to embedding.json.
+    embedding: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 def request_for_catalog(entry: CatalogEntry, device: str = "cpu", revision: str | None = None) -> DownloadRequest:
@@ -79,6 +84,8 @@ def request_for_catalog(entry: CatalogEntry, device: str = "cpu", revision: str 
         fallback_device=variant.device,
         variant=variant.variant,
         device=variant.device,
+        kind=entry.kind,
+        embedding=entry.embedding,
     )
 
 
@@ -156,6 +163,8 @@ class UnfinishedDownload:
     done_bytes: int
     total_bytes: int
     variant: str | None = None
+    kind: str = "chat"
+    embedding: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def request(self) -> DownloadRequest:
         return DownloadRequest(
@@ -165,6 +174,8 @@ class UnfinishedDownload:
             model_id=self.model_id,
             name=self.name,
             variant=self.variant,
+            kind=self.kind,
+            embedding=self.embedding,
         )
 
 
@@ -210,6 +221,8 @@ def list_unfinished() -> list[UnfinishedDownload]:
                     done_bytes=_bytes_present(staging, files) if isinstance(files, dict) else 0,
                     total_bytes=int(str(plan["total_bytes"])),
                     variant=str(plan["variant"]) if plan.get("variant") else None,
+                    kind="embedding" if plan.get("kind") == "embedding" else "chat",
+                    embedding=embedding if isinstance(embedding := plan.get("embedding"), dict) else {},
                 )
             )
         except (KeyError, ValueError):
@@ -266,7 +279,13 @@ class DownloadJob:
             on_retry=self.tracker.set_status,
         )
         community: CommunityPlan | None = None
-        if is_community(listing):
+        embedding: EmbeddingPlan | None = None
+        if request.kind == "embedding":
+            # Checked before the onnx-community case: an embedding repo has that layout, but is not a chat model.
+            embedding = plan_embedding(listing, request.variant)
+            folder = ""
+            model_id = request.model_id or community_model_id(repo, embedding.variant.name)
+        elif is_community(listing):
             # config.json first (a few kB): an architecture that cannot run is refused before any weights come.
             community = plan_community(
                 listing, variant=request.variant, device=request.device, token=self.token, settings=self.settings
@@ -287,16 +306,25 @@ class DownloadJob:
         staging = paths.staging_dir() / model_id
         with DownloadLock(paths.staging_dir() / f"{model_id}.lock", model_id):
             try:
-                return self._run_locked(listing, folder, model_id, staging, community)
+                return self._run_locked(listing, folder, model_id, staging, community, embedding)
             except DownloadStopped as stop:
                 if stop.reason == CANCEL:
                     discard_folder(staging)
                 raise
 
     def _run_locked(
-        self, listing: RepoListing, folder: str, model_id: str, staging: Path, community: CommunityPlan | None
+        self,
+        listing: RepoListing,
+        folder: str,
+        model_id: str,
+        staging: Path,
+        community: CommunityPlan | None,
+        embedding: EmbeddingPlan | None = None,
     ) -> InstalledModel:
-        if community is not None:
+        if embedding is not None:
+            files = [(f, check_listed_path(listing.repo, f.path)) for f in embedding.files]
+            name = self.request.name or f"{listing.repo.split('/')[-1]} ({embedding.variant.name})"
+        elif community is not None:
             files = [(f, check_listed_path(listing.repo, f.path)) for f in community.files]
             name = self.request.name or f"{listing.repo.split('/')[-1]} ({community.variant.name})"
         else:
@@ -311,7 +339,8 @@ class DownloadJob:
                 else listing.repo.split("/")[-1]
             )
         staging.mkdir(parents=True, exist_ok=True)
-        self._write_plan(staging, listing, folder, name, files, community.variant.name if community else None)
+        plan = embedding or community
+        self._write_plan(staging, listing, folder, name, files, plan.variant.name if plan else None)
         total = sum(f.size for f, _ in files)
         present = _bytes_present(staging, {rel: {"size": f.size} for f, rel in files})
         free = self._disk_free(staging)
@@ -343,7 +372,12 @@ class DownloadJob:
             self.tracker.file_done()
         self.control.check()
         generated = None
-        if community is not None:
+        if embedding is not None:
+            self.tracker.set_phase(PREPARING)
+            entries, generated = finish_embedding_folder(
+                staging, embedding, entries, self.request.embedding, check=self.control.check
+            )
+        elif community is not None:
             self.tracker.set_phase(PREPARING)
             entries, generated = prepare_community_folder(
                 staging, community, entries, on_step=self.tracker.set_status, check=self.control.check
@@ -379,6 +413,8 @@ class DownloadJob:
             "commit": listing.commit,
             "folder": folder,
             "variant": variant,
+            "kind": self.request.kind,
+            "embedding": dict(self.request.embedding),
             "endpoint": listing.endpoint,
             "total_bytes": sum(f.size for f, _ in files),
             "files": wanted,
@@ -400,7 +436,8 @@ class DownloadJob:
         discard_folder(staging / XET_SCRATCH)
         (staging / PLAN_NAME).unlink(missing_ok=True)
         try:
-            validate_model_folder(staging)
+            if self.request.kind != "embedding":  # an embedding model was checked by running it (no genai_config)
+                validate_model_folder(staging)
         except UserFacingError as exc:
             discard_folder(staging)
             raise HubError(
@@ -421,6 +458,7 @@ class DownloadJob:
             endpoint=listing.endpoint,
             verified_at=now_iso(),
             generated=generated,
+            kind="embedding" if self.request.kind == "embedding" else "chat",
         )
         write_manifest(staging, manifest)
         install_staged(staging, model_id)

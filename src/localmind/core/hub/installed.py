@@ -36,6 +36,11 @@ class InstalledModel:
     def name(self) -> str:
         return self.manifest.name
 
+    @property
+    def kind(self) -> str:
+        """ "chat", or "embedding" (Documents' search model: not for the chat's model menu)."""
+        return self.manifest.kind
+
 
 @dataclass(frozen=True)
 class VerifyReport:

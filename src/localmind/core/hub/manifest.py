@@ -74,6 +74,8 @@ class Manifest:
     # Set when LocalMind generated files (an onnx-community download): the config, from what, which variant,
     # which graph rewrites, and the Hub's hash of each file it changed.
     generated: dict[str, Any] | None = None
+    # "chat", or "embedding": a model for Documents' search, never offered to the chat (absent in older manifests).
+    kind: str = "chat"
     format: int = FORMAT
 
     def to_json(self) -> str:
@@ -138,6 +140,7 @@ class Manifest:
             verified_at=opt("verified_at"),
             damaged=tuple(str(d) for d in damaged) if isinstance(damaged, list) else (),
             generated=generated if isinstance(generated, dict) else None,
+            kind="embedding" if data.get("kind") == "embedding" else "chat",
         )
 
     def with_verification(self, damaged: list[str]) -> Manifest:

@@ -80,6 +80,8 @@ class InstalledActions(_Base):  # type: ignore[misc]
         self.installed_table.setRowCount(len(self._installed))
         for i, model in enumerate(self._installed):
             status = self.tr("Ready") if model.ok else self.tr("Damaged: {problem}").format(problem=model.problem)
+            if model.ok and model.kind == "embedding":
+                status = self.tr("Ready: used by Documents to search by meaning")
             size = human_size(model.size_on_disk) if model.size_on_disk else self.tr("used in place")
             for column, text in enumerate([model.name, size, self.source_text(model.manifest), status]):
                 item = QTableWidgetItem(text)
@@ -92,7 +94,8 @@ class InstalledActions(_Base):  # type: ignore[misc]
         model = self.selected_installed()
         for button in (self.verify_button, self.open_button, self.delete_button):
             button.setEnabled(model is not None)
-        self.load_button.setEnabled(model is not None and model.ok)
+        # An embedding model is not a chat model: Documents uses it, the chat cannot load it.
+        self.load_button.setEnabled(model is not None and model.ok and model.kind == "chat")
         if model is None:
             self.installed_details.hide()
         else:

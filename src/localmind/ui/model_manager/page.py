@@ -76,6 +76,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
 
     load_requested = Signal(str)
     model_installed = Signal(str)  # a download finished: the installed model's folder
+    embedding_model_installed = Signal(str)  # an embedding model (for Documents) finished: its folder
 
     def __init__(
         self,
@@ -438,6 +439,15 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         self._remove_row(key)
         self.refresh()
         self.select_installed(model.id)
+        if model.kind == "embedding":  # not a chat model: Documents takes it, the chat never loads it
+            self.show_message(
+                self.tr("{name} is installed and verified. Documents now uses it to search by meaning.").format(
+                    name=model.name
+                ),
+                near=self.installed_note,
+            )
+            self.embedding_model_installed.emit(str(model.model_path))
+            return
         self.show_message(
             self.tr("{name} is installed and verified. Select it and press “Load in chat”.").format(name=model.name),
             near=self.installed_note,

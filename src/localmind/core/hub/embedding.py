@@ -1,0 +1,100 @@
+"""Embedding models from the Hub (catalog ``kind: "embedding"``): what to fetch, and how to finish the folder.
+
+Such a repo (e.g. Xenova/multilingual-e5-small, a Transformers.js export) has the onnx-community layout:
+``config.json`` and tokenizer files at the top, ``onnx/model.onnx`` and quantized siblings. Unlike a chat model it
+needs no genai_config.json: Documents runs it with plain onnxruntime. So LocalMind fetches one graph variant and
+the small files, writes ``embedding.json`` (the catalog's prefixes, pooling and similarity floor, and which graph),
+runs the model once on a sentence — a folder that does not embed is refused before it is installed — and installs
+it like any model (manifest with hashes, ``kind: "embedding"``), so verify and remove work as for the others.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from localmind.core.hub.errors import HubError
+from localmind.core.hub.hashing import SHA256, hash_file
+from localmind.core.hub.listing import RemoteFile, RepoListing
+from localmind.core.hub.manifest import ManifestFile, now_iso
+from localmind.engine.formats.variants import Variant, find_variants, small_files
+
+CONFIG_NAME = "embedding.json"
+TOKENIZER = "tokenizer.json"
+# On a CPU: the 8-bit dynamic quantization is a quarter of fp32's size and the fastest on x86 (int8 matmuls);
+# then fp32. 4-bit graphs lose more quality on a small encoder, fp16 graphs are slow on CPUs: last.
+CPU_ORDER = ("quantized", "int8", "uint8", "fp32", "q4", "bnb4", "fp16", "q4f16")
+
+
+@dataclass(frozen=True)
+class EmbeddingPlan:
+    repo: str
+    variant: Variant
+    variants: tuple[Variant, ...]
+    files: tuple[RemoteFile, ...]
+
+
+def plan_embedding(listing: RepoListing, variant: str | None = None) -> EmbeddingPlan:
+    """The variant to fetch (the catalog's, else the best for a CPU) and the small files beside it."""
+    paths = [f.path for f in listing.files]
+    if TOKENIZER not in paths:
+        raise HubError(
+            f"{listing.repo} has no {TOKENIZER} at its top, so it cannot be used as an embedding model.",
+            hint="Pick an embedding model from the catalog.",
+        )
+    variants = find_variants(paths)
+    if not variants:
+        raise HubError(f"{listing.repo} has no ONNX model file.", hint="Pick an embedding model from the catalog.")
+    rank = {name: i for i, name in enumerate(CPU_ORDER)}
+    chosen = min(variants, key=lambda v: rank.get(v.name, len(CPU_ORDER)))
+    if variant:
+        found = next((v for v in variants if v.name == variant.strip().lower()), None)
+        if found is None:
+            names = ", ".join(v.name for v in variants)
+            raise HubError(f"{listing.repo} has no variant {variant!r}. Variants: {names}.", hint="Pick one of those.")
+        chosen = found
+    wanted = {*small_files(paths), *chosen.files}
+    files = tuple(sorted((f for f in listing.files if f.path in wanted), key=lambda f: (f.size, f.path)))
+    return EmbeddingPlan(listing.repo, chosen, tuple(variants), files)
+
+
+def finish_embedding_folder(
+    staging: Path,
+    plan: EmbeddingPlan,
+    entries: list[ManifestFile],
+    settings: Mapping[str, Any],
+    *,
+    check: Callable[[], None],
+) -> tuple[list[ManifestFile], dict[str, Any]]:
+    """Write embedding.json, check that the model embeds, and return the manifest's entries and record."""
+    from localmind.documents.embed import EmbeddingModelError, check_embedding_model
+
+    config = {**settings, "onnx": plan.variant.onnx_path}
+    path = staging / CONFIG_NAME
+    path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    check()
+    try:
+        dimensions = check_embedding_model(staging)
+    except EmbeddingModelError as exc:
+        raise HubError(
+            f"{plan.repo} downloaded fine but is not a usable embedding model: {exc.message}",
+            hint="Pick another embedding model.",
+        ) from exc
+    result = [e for e in entries if e.path != CONFIG_NAME]
+    result.append(ManifestFile(CONFIG_NAME, path.stat().st_size, SHA256, hash_file(path, SHA256)))
+    generated: dict[str, Any] = {
+        "layout": "embedding",
+        "config": CONFIG_NAME,
+        "generated_at": now_iso(),
+        "variant": plan.variant.name,
+        "quantization": plan.variant.quantization,
+        "onnx": plan.variant.onnx_path,
+        "variants_available": [v.name for v in plan.variants],
+        "dimensions": dimensions,
+        "settings": dict(settings),
+        "generated_files": [CONFIG_NAME],
+    }
+    return sorted(result, key=lambda e: e.path), generated
