@@ -177,6 +177,10 @@
         <source>Source</source>
         <translation>来源</translation>
     </message>
+    <message>
+        <source>Open at page {page}</source>
+        <translation>在第 {page} 页打开</translation>
+    </message>
 </context>
 <context>
     <name>DocumentsFeature</name>
@@ -225,6 +229,17 @@
     <message>
         <source>Ready: used by Documents to search by meaning</source>
         <translation>就绪：供“文档”按含义搜索</translation>
+    </message>
+</context>
+<context>
+    <name>StatusBar</name>
+    <message>
+        <source>{used} / {budget} tokens ({documents} from documents)</source>
+        <translation>{used} / {budget} token（其中 {documents} 来自文档）</translation>
+    </message>
+    <message>
+        <source>How much of the model's context this chat uses: {documents} tokens are passages from your documents (the first, differently coloured part), {rest} the conversation.</source>
+        <translation>此聊天占用的模型上下文：{documents} 个 token 是来自你的文档的段落（最前面颜色不同的部分），{rest} 个是对话本身。</translation>
     </message>
 </context>
 </TS>

@@ -32,6 +32,11 @@ def main(out: Path) -> None:
     model = build_tiny_model(tmp / "tiny", context=8192)
     corpus = write_corpus(tmp / "My documents")["field-notes.pdf"].parent
     write_scanned_pdf(corpus / "scanned-receipt.pdf")
+    # The system's PDF viewer is Evince (as on a GNOME desktop), so the source dialog offers "Open at page 3".
+    (tmp / "xdg" / "applications").mkdir(parents=True)
+    (tmp / "xdg" / "applications" / "org.gnome.Evince.desktop").write_text("[Desktop Entry]\nExec=evince %U\n")
+    (tmp / "xdg" / "mimeapps.list").write_text("[Default Applications]\napplication/pdf=org.gnome.Evince.desktop\n")
+    os.environ.update(XDG_CONFIG_HOME=str(tmp / "xdg"), XDG_DATA_HOME=str(tmp / "xdg"), XDG_CURRENT_DESKTOP="")
 
     def pump(ms: int) -> None:
         loop = QEventLoop()

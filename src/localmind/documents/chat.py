@@ -60,6 +60,24 @@ class DocumentsChat:
             return message.content[: stats[SOURCES_AT_KEY]]
         return message.content
 
+    def passage_tokens(self, system_prompt: str, messages: list[Message], count: Callable[[str], int]) -> int:
+        """Tokens the documents add to what the model reads in this conversation: the instruction in the system part
+        and the passages given with each question (counted as the prompt with them less the question alone)."""
+        total = 0
+        with_documents = self.system(system_prompt, messages)
+        if with_documents != system_prompt:
+            total += max(0, count(with_documents) - count(system_prompt))
+        for m in messages:
+            stats = m.stats or {}
+            if (
+                m.role == "user"
+                and m.status != "error"
+                and stats.get(PROMPT_KEY)
+                and stats.get(QUESTION_KEY) == m.content
+            ):
+                total += max(0, count(str(stats[PROMPT_KEY])) - count(m.content))
+        return total
+
     # -- a turn ---------------------------------------------------------------------------------------------
     def before_turn(self, messages: list[Message]) -> list[Message]:
         """Find passages for the last question (once; regenerate reuses them). Returns the messages, updated."""

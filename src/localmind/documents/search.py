@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +24,10 @@ from localmind.documents.index import DocumentIndex
 
 RRF_K = 60
 CANDIDATES = 50  # from each retriever, before fusion
+# A query word in more passages than this is left out of the keyword query when rarer words remain: BM25 must score
+# every passage that matches, so one such word made most of the search time at 100k passages (bench/docs.py: p95
+# 146 ms -> see the README), while its weight in the ranking is small (its inverse document frequency is low).
+COMMON_MATCHES = 5000
 
 _WORD = re.compile(r"\w+")
 _CJK_RUN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff]+")
@@ -176,17 +182,78 @@ def keyword_expression(query: str) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in unique) or None
 
 
+_HELPER: ThreadPoolExecutor | None = None
+_HELPER_LOCK = threading.Lock()
+
+
+def _helper() -> ThreadPoolExecutor:
+    """One thread for the dense half of every search (searches are rare and short; it idles otherwise)."""
+    global _HELPER
+    with _HELPER_LOCK:
+        if _HELPER is None:
+            _HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="documents-dense")
+        return _HELPER
+
+
+def _nearest(
+    matrix: np.ndarray[Any, np.dtype[np.float32]],
+    ids: np.ndarray[Any, np.dtype[np.int64]],
+    query: str,
+    embedder: QueryEmbedder,
+    limit: int,
+    min_similarity: float | None,
+) -> list[tuple[int, float]]:
+    """(chunk id, cosine) of the ``limit`` vectors nearest the query's, best first."""
+    if not len(ids):
+        return []
+    q = embedder.embed_query(query).astype(np.float32)
+    if q.shape[0] != matrix.shape[1]:
+        return []  # vectors from another model of another size: keyword search still works
+    scores = matrix @ q
+    k = min(limit, len(scores))
+    top = np.argpartition(scores, len(scores) - k)[len(scores) - k :]
+    top = top[np.argsort(-scores[top])]
+    return [(int(ids[i]), float(scores[i])) for i in top if min_similarity is None or scores[i] >= min_similarity]
+
+
 class Retriever:
     """Searches one ``DocumentIndex``; keeps the vector matrix between searches."""
 
     def __init__(self, index: DocumentIndex) -> None:
         self.index = index
+        self._common: dict[str, bool] = {}  # term -> in more than COMMON_MATCHES passages (for this generation)
+        self._common_generation = -1
         self._matrix: np.ndarray[Any, np.dtype[np.float32]] | None = None
         self._matrix_ids: np.ndarray[Any, np.dtype[np.int64]] | None = None
         self._matrix_key: tuple[int, str] | None = None
 
-    def keyword(self, query: str, limit: int = CANDIDATES, collections: list[str] | None = None) -> list[int]:
+    def _is_common(self, term: str) -> bool:
+        generation = self.index.generation()
+        if generation != self._common_generation:
+            self._common, self._common_generation = {}, generation
+        common = self._common.get(term)
+        if common is None:
+            # Counting stops at the threshold: a common word costs a short scan of its posting list, not a ranking.
+            row = self.index.db.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM chunk_search WHERE chunk_search MATCH ? LIMIT ?)",
+                (term, COMMON_MATCHES + 1),
+            ).fetchone()
+            common = self._common[term] = int(row[0]) > COMMON_MATCHES
+        return common
+
+    def _expression(self, query: str) -> str | None:
         expression = keyword_expression(query)
+        if expression is None:
+            return None
+        terms = expression.split(" OR ")
+        try:
+            rare = [t for t in terms if not self._is_common(t)]
+        except sqlite3.OperationalError:
+            return expression
+        return " OR ".join(rare) if rare else expression
+
+    def keyword(self, query: str, limit: int = CANDIDATES, collections: list[str] | None = None) -> list[int]:
+        expression = self._expression(query)
         if expression is None:
             return []
         sql = "SELECT rowid FROM chunk_search WHERE chunk_search MATCH ? ORDER BY bm25(chunk_search) LIMIT ?"
@@ -233,16 +300,7 @@ class Retriever:
         min_similarity: float | None = None,
     ) -> list[tuple[int, float]]:
         matrix, ids = self._vectors(embedder.model_id)
-        if not len(ids):
-            return []
-        q = embedder.embed_query(query).astype(np.float32)
-        if q.shape[0] != matrix.shape[1]:
-            return []  # vectors from another model of another size: keyword search still works
-        scores = matrix @ q
-        k = min(limit, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(int(ids[i]), float(scores[i])) for i in top if min_similarity is None or scores[i] >= min_similarity]
+        return _nearest(matrix, ids, query, embedder, limit, min_similarity)
 
     def search(
         self,
@@ -254,11 +312,18 @@ class Retriever:
     ) -> list[Passage]:
         ranked: dict[int, float] = {}
         keyword_rank: dict[int, int] = {}
+        dense: Future[list[tuple[int, float]]] | None = None
+        if embedder is not None:
+            # Embedding the query and scoring every vector (numpy and onnxruntime release the GIL) run on a helper
+            # thread while SQLite ranks the keyword hits here: the search takes the longer of the two, not the sum.
+            # The matrix is read here: the SQLite connection belongs to this thread.
+            matrix, ids = self._vectors(embedder.model_id)
+            dense = _helper().submit(_nearest, matrix, ids, query, embedder, CANDIDATES * 4, min_similarity)
         for rank, chunk_id in enumerate(self.keyword(query, CANDIDATES, collections)):
             ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
             keyword_rank[chunk_id] = rank
-        if embedder is not None:
-            for rank, (chunk_id, _) in enumerate(self.dense(query, embedder, CANDIDATES * 4, min_similarity)):
+        if dense is not None:
+            for rank, (chunk_id, _) in enumerate(dense.result()):
                 ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
         if not ranked:
             return []

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QProcess, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -16,6 +19,13 @@ from PySide6.QtWidgets import (
 )
 
 from localmind.documents.chat import SOURCE_SCHEME, DocumentsChat
+from localmind.documents.open_at import open_at_page_command
+
+
+def start_detached(argv: list[str]) -> bool:
+    """Start the viewer as its own process (it outlives LocalMind); False when it could not be started."""
+    ok, _pid = QProcess.startDetached(argv[0], argv[1:])
+    return bool(ok)
 
 
 class DocumentsSwitch(QToolButton):
@@ -101,13 +111,27 @@ def is_source_link(url: QUrl) -> bool:
 
 
 class SourceDialog(QDialog):
-    """A passage as plain text (it is the user's file, never markup), its file and page, and Open the file."""
+    """A passage as plain text (it is the user's file, never markup), its file and page, and a button that opens the
+    file — at the page, in the system's PDF viewer, where that viewer takes one (documents/open_at.py)."""
 
-    def __init__(self, parent: QWidget | None, title: str, text: str, file: str | None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None,
+        title: str,
+        text: str,
+        file: str | None,
+        page: int | None = None,
+        launch: Callable[[list[str]], bool] = start_detached,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("SourceDialog")
         self.setWindowTitle(title)
         self.file = file
+        self.page = page
+        self._launch = launch
+        # Worked out now (a few small files read): the button says what it will do.
+        self.command = open_at_page_command(Path(file), page) if file is not None else None
+        self.opened_with: list[str] | None = None  # the command that opened the file at its page (tests read it)
         label = QLabel(title)
         label.setObjectName("DialogTitle")
         label.setTextFormat(Qt.TextFormat.PlainText)
@@ -116,7 +140,12 @@ class SourceDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         if file is not None:
-            self.open_button = buttons.addButton(self.tr("Open the file"), QDialogButtonBox.ButtonRole.ActionRole)
+            text = (
+                self.tr("Open at page {page}").format(page=page)
+                if self.command is not None
+                else self.tr("Open the file")
+            )
+            self.open_button = buttons.addButton(text, QDialogButtonBox.ButtonRole.ActionRole)
             self.open_button.clicked.connect(self.open_file)
         layout = QVBoxLayout(self)
         layout.addWidget(label)
@@ -125,8 +154,13 @@ class SourceDialog(QDialog):
         self.resize(560, 360)
 
     def open_file(self) -> None:
-        if self.file is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(self.file))
+        if self.file is None:
+            return
+        if self.command is not None and self._launch(self.command):
+            self.opened_with = self.command
+            return
+        # No viewer that takes a page (or it would not start): the system opens the file; the passage is shown here.
+        QDesktopServices.openUrl(QUrl.fromLocalFile(self.file))
 
 
 def source_dialog(parent: QWidget, documents: DocumentsChat, url: QUrl) -> SourceDialog | None:
@@ -141,4 +175,4 @@ def source_dialog(parent: QWidget, documents: DocumentsChat, url: QUrl) -> Sourc
             "SourceDialog", "This passage is no longer in your documents (the file was removed or changed)."
         )
         return SourceDialog(parent, QCoreApplication.translate("SourceDialog", "Source"), text, None)
-    return SourceDialog(parent, passage.label(), passage.text, passage.file)
+    return SourceDialog(parent, passage.label(), passage.text, passage.file, passage.page)

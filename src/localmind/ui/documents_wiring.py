@@ -98,6 +98,8 @@ class DocumentsFeature(QObject):
         self.service.job_finished.connect(lambda *_: self.switch.set_collections(self.library.index.collections()))
         self.page.get_embedding_model_requested.connect(self.download_embedder)
         self.mind.service.loaded.connect(lambda info: self.service.use_tokenizer_of(info.model_dir))
+        # The context gauge shows the passages' share apart from the conversation's.
+        self.mind.session.context_usage.connect(self._show_passage_share)
 
     def download_embedder(self) -> None:
         """Download the catalog's embedding model in the model manager (its row shows progress, pause and cancel)."""
@@ -144,12 +146,27 @@ class DocumentsFeature(QObject):
         self.chat.collections = collections
         self.mind.session.request_context_usage()  # the instruction counts in the gauge from now on
 
+    def _count(self, text: str) -> int:
+        """Tokens of ``text`` for the loaded chat model (its tokenizer.json; approximate without a model)."""
+        model = self.mind.session.model
+        if model is not None and model.model_dir != self._counter_dir:
+            self._counter, self._counter_dir = tokenizer_counter(model.model_dir), model.model_dir
+        return self._counter(text)
+
     def _fits(self, blocks: str) -> bool:
         model = self.mind.session.model
         budget = model.context_budget if model is not None and model.context_budget else 4096
-        if model is not None and model.model_dir != self._counter_dir:
-            self._counter, self._counter_dir = tokenizer_counter(model.model_dir), model.model_dir
-        return self._counter(blocks) <= budget * PASSAGE_SHARE
+        return self._count(blocks) <= budget * PASSAGE_SHARE
+
+    def _show_passage_share(self, _used: int, _budget: int) -> None:
+        session = self.mind.session
+        system_prompt, _ = session.chat_settings()
+        try:
+            tokens = self.chat.passage_tokens(system_prompt, session.messages, self._count)
+        except Exception:  # the gauge must never break the chat
+            log.warning("could not count the passages' tokens", exc_info=True)
+            tokens = 0
+        self.mind.window.status.set_documents_context(tokens)
 
     def show_source(self, url: QUrl) -> bool:
         dialog = source_dialog(self.mind.window, self.chat, url)

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from localmind.engine.types import LoadInfo, TurnStats
 from localmind.ui import icons, theme
+from localmind.ui.context_gauge import ContextGauge
 from localmind.ui.plain import tooltip
 
 DEVICE_NAMES = {"cpu": "CPU", "cuda": "CUDA GPU", "dml": "DirectML GPU", "coreml": "Core ML"}
@@ -27,6 +28,7 @@ class StatusBar(QFrame):
         self._loading: str | None = None
         self._stats: TurnStats | None = None
         self._context: tuple[int, int] = (0, 0)
+        self._documents = 0  # tokens of document passages within the context used (Documents sets it)
         self._failed = False
 
         self.chip = QLabel()
@@ -48,7 +50,7 @@ class StatusBar(QFrame):
         self.speed_label.setObjectName("SpeedLabel")
         self.dropped_label = QLabel()
         self.dropped_label.setObjectName("DroppedNotice")
-        self.gauge = QProgressBar()
+        self.gauge = ContextGauge()  # draws the documents' share as its own segment
         self.gauge.setObjectName("ContextGauge")
         self.gauge.setTextVisible(False)
         self.gauge.setFixedWidth(110)
@@ -106,6 +108,11 @@ class StatusBar(QFrame):
 
     def set_context(self, used: int, budget: int) -> None:
         self._context = (used, budget)
+        self._refresh()
+
+    def set_documents_context(self, tokens: int) -> None:
+        """How many of the tokens used are document passages (shown apart in the gauge and its label)."""
+        self._documents = tokens
         self._refresh()
 
     # -- drawing ---------------------------------------------------------------------------------------------------
@@ -167,6 +174,14 @@ class StatusBar(QFrame):
             self.gauge.setRange(0, budget)
             self.gauge.setValue(min(used, budget))
             self.gauge_label.setText(self.tr("{used} / {budget} tokens").format(used=f"{used:,}", budget=f"{budget:,}"))
+            documents = min(self._documents, used)
+            self.gauge.set_documents(documents)
+            if documents:
+                self.gauge_label.setText(
+                    self.tr("{used} / {budget} tokens ({documents} from documents)").format(
+                        used=f"{used:,}", budget=f"{budget:,}", documents=f"{documents:,}"
+                    )
+                )
             level = "high" if used >= HIGH_CONTEXT * budget else "normal"
             if self.gauge.property("level") != level:
                 self.gauge.setProperty("level", level)
@@ -174,6 +189,13 @@ class StatusBar(QFrame):
                 self.gauge.style().polish(self.gauge)
             self.gauge.setAccessibleName(self.tr("Context used"))
             self.gauge.setToolTip(self.tr("How much of the model's context this chat uses"))
+            if documents:
+                self.gauge.setToolTip(
+                    self.tr(
+                        "How much of the model's context this chat uses: {documents} tokens are passages from your "
+                        "documents (the first, differently coloured part), {rest} the conversation."
+                    ).format(documents=f"{documents:,}", rest=f"{used - documents:,}")
+                )
 
     def apply_theme(self) -> None:
         c = theme.current()

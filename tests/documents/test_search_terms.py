@@ -1,0 +1,42 @@
+"""Keyword search leaves out words that are in very many passages when rarer words remain (the bench at 100k passages:
+such a word made most of the search time, for little weight in the ranking)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from localmind.documents import search
+from localmind.documents.index import DocumentIndex
+from localmind.documents.search import Retriever
+
+
+def test_common_words_are_left_out_when_rarer_ones_remain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "COMMON_MATCHES", 3)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(8):
+        extra = " The glacier moved forty metres." if i == 5 else ""
+        (docs / f"note-{i}.md").write_text(f"# Note {i}\n\nThe lighthouse keeper wrote entry {i}.{extra}\n")
+    index = DocumentIndex(tmp_path / "index.sqlite3")
+    index.add([docs])
+    retriever = Retriever(index)
+
+    def files(ids: list[int]) -> list[str]:
+        marks = ",".join("?" * len(ids))
+        rows = index.db.execute(
+            f"SELECT f.path FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})", ids
+        )
+        return sorted(Path(r[0]).name for r in rows)
+
+    # "lighthouse" is in all 8 passages (more than 3): with "glacier" beside it, only "glacier" is searched.
+    assert files(retriever.keyword("lighthouse glacier")) == ["note-5.md"]
+    # Alone, a common word is still searched (nothing rarer to search instead).
+    assert len(retriever.keyword("lighthouse keeper")) == 8
+    monkeypatch.setattr(search, "COMMON_MATCHES", 5000)
+    retriever = Retriever(index)
+    assert len(retriever.keyword("lighthouse glacier")) == 8  # below the threshold every word counts
+    # Hybrid search still finds the passage with both words first.
+    assert Path(retriever.search("lighthouse glacier")[0].file).name == "note-5.md"
+    index.close()
