@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from localmind.documents.chunking import search_text
 from localmind.documents.index import DocumentIndex
 from localmind.documents.library import Library
-from localmind.documents.search import Retriever
+from localmind.documents.search import CANDIDATES, RRF_K, Retriever, keyword_expression
 
 DIM = 384
 _SYLLABLES = [
@@ -141,6 +141,44 @@ def timed(fn: Any, repeat: int) -> dict[str, float]:
     }
 
 
+def legacy_keyword(r: Retriever, q: str) -> list[int]:
+    """Keyword search as it was before the second round: every query word, however common, in the FTS5 query."""
+    expression = keyword_expression(q)
+    sql = "SELECT rowid FROM chunk_search WHERE chunk_search MATCH ? ORDER BY bm25(chunk_search) LIMIT ?"
+    return [row[0] for row in r.index.db.execute(sql, (expression, CANDIDATES))] if expression else []
+
+
+def legacy_hybrid(r: Retriever, q: str, e: RandomVectors) -> object:
+    """Hybrid search as it was: all words, then the dense half after the keyword half (not beside it)."""
+    ranked: dict[int, float] = {}
+    for rank, chunk_id in enumerate(legacy_keyword(r, q)):
+        ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+    for rank, (chunk_id, _) in enumerate(r.dense(q, e, CANDIDATES * 4)):
+        ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+    best = sorted(ranked, key=lambda c: -ranked[c])[:10]
+    return r._passages({c: ranked[c] for c in best}, None)
+
+
+def paired(before: Any, after: Any, queries: list[str]) -> dict[str, Any]:
+    """Both versions on the same queries, alternating which runs first (this machine is noisy)."""
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    for i, q in enumerate(queries):
+        for name in ("before", "after") if i % 2 == 0 else ("after", "before"):
+            t = time.perf_counter()
+            (before if name == "before" else after)(q)
+            times[name].append((time.perf_counter() - t) * 1000)
+    out: dict[str, Any] = {}
+    for name, samples in times.items():
+        samples.sort()
+        out[name] = {
+            "median_ms": round(statistics.median(samples), 2),
+            "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2),
+        }
+    out["median_ratio_after_before"] = round(out["after"]["median_ms"] / max(out["before"]["median_ms"], 1e-9), 3)
+    out["p95_ratio_after_before"] = round(out["after"]["p95_ms"] / max(out["before"]["p95_ms"], 1e-9), 3)
+    return out
+
+
 def bench_search(sizes: list[int], folder: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     rng = random.Random(1)
@@ -177,6 +215,16 @@ def bench_search(sizes: list[int], folder: Path) -> dict[str, Any]:
             "hybrid_top5": timed(hybrid, 30),
             "db_mb": round((folder / f"search-{size}.sqlite3").stat().st_size / 1e6, 1),
         }
+        # The second round's changes (common words left out, dense beside keyword) against the code before, on 30
+        # fresh queries (their words not yet probed), and how often the keyword top 5 stayed the same.
+        fresh = [query(random.Random(100 + i)) for i in range(30)]
+        out[str(size)]["hybrid_before_after"] = paired(
+            lambda q, r=retriever, e=embedder: legacy_hybrid(r, q, e),
+            lambda q, r=retriever, e=embedder: r.search(q, 5, None, e),
+            fresh,
+        )
+        same = [len(set(legacy_keyword(retriever, q)[:5]) & set(retriever.keyword(q)[:5])) / 5 for q in fresh]
+        out[str(size)]["keyword_top5_kept"] = round(statistics.mean(same), 3)
         index.close()
     return out
 
