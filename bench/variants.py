@@ -97,7 +97,9 @@ def measure(engine: Any, round_no: int, new_tokens: int) -> dict[str, float]:
     }
 
 
-def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[str, Any]:
+def bench_shape(
+    shape: str, rounds: int, new_tokens: int, threads: int, only: list[str] | None = None
+) -> dict[str, Any]:
     from localmind.engine.formats import prepare
     from localmind.engine.local import LocalEngine
     from localmind.engine.types import LoadOptions
@@ -124,6 +126,7 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
             "community_q4_fused": tuned.path,
             "og_builder_int4": builder,
         }
+        folders = {k: v for k, v in folders.items() if not only or k in only or k == "og_builder_int4"}
         engines: dict[str, Any] = {}
         for name, folder in folders.items():
             engine = LocalEngine()
@@ -148,7 +151,7 @@ def bench_shape(shape: str, rounds: int, new_tokens: int, threads: int) -> dict[
             "runs_decode": [round(v["decode_tok_s"], 1) for v in values],
         }
     builder_decode = result["og_builder_int4"]["decode_tok_s"]
-    for name in ("community_q4", "community_q4_level4", "community_q4_gqa", "community_q4_fused"):
+    for name in [n for n in runs if n != "og_builder_int4"]:
         result[name]["builder_decode_ratio"] = round(builder_decode / result[name]["decode_tok_s"], 2)
         # The same ratio round by round (both measured back to back): steadier than a ratio of medians here.
         result[name]["builder_decode_ratio_per_round"] = round(
@@ -166,6 +169,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--new-tokens", type=int, default=128)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", nargs="*", help="candidates to measure (og_builder_int4 always is)")
     ap.add_argument("--build-only", action="store_true", help="build the models and stop")
     args = ap.parse_args()
     if args.build_only:
@@ -178,7 +182,7 @@ def main() -> None:
         return
     results = []
     for shape in args.shapes:
-        results.append(bench_shape(shape, args.rounds, args.new_tokens, args.threads))
+        results.append(bench_shape(shape, args.rounds, args.new_tokens, args.threads, args.only))
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)  # each shape as soon as it is measured
     print(json.dumps({"threads": args.threads, "new_tokens": args.new_tokens, "results": results}, indent=2))
 

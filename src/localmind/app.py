@@ -195,6 +195,7 @@ class LocalMind(QObject):
         sidebar, composer, chat_view = window.sidebar, window.composer, window.chat_view
 
         service.loading_started.connect(self._on_loading_started)
+        service.load_progress.connect(self.window.status.set_load_progress)
         service.loaded.connect(self._on_loaded)
         service.load_failed.connect(self._on_load_failed)
         service.tokens_ready.connect(session.on_tokens)

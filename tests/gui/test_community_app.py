@@ -89,3 +89,27 @@ def test_a_model_without_the_switch_hides_it(qtbot: Any, launch: Launch) -> None
     qtbot.wait(200)  # the switch updates right after the load is reported
     assert mind.session.model is not None and not mind.session.model.thinking_switch
     assert not mind.thinking_switch.isVisible()
+
+
+def test_the_first_open_shows_the_preparation_progress_and_the_second_does_not(
+    qtbot: Any, launch: Launch, tmp_path: Path
+) -> None:
+    """Opening an export the first time rewrites its graph (seconds to a minute for a real model): the status bar
+    says so with a percentage instead of a bare "Loading…"; once prepared, a later open shows no such step."""
+    folder = community_model.copy_of("smollm2-tiny", tmp_path / "SmolLM2-tiny-ONNX")
+    mind = launch(model=None, settings=short_settings())
+    shown: list[str] = []
+    # Connected after the app's own slot: it reads what the status bar shows at each step.
+    mind.service.load_progress.connect(lambda _f: shown.append(mind.window.status.model_label.text()))
+    mind.window.model_folder_chosen.emit(str(folder))
+    qtbot.waitUntil(lambda: mind.session.model is not None, timeout=30000)
+    assert shown, "no progress was reported while the graph was rewritten"
+    assert all(t.startswith("Preparing SmolLM2-tiny-ONNX for this computer (first time only)… ") for t in shown)
+    assert shown[-1].endswith("100%")
+    assert mind.window.status.model_label.text() == "SmolLM2-tiny-ONNX (q4)"  # then the loaded model, as always
+
+    shown.clear()
+    mind.window.model_folder_chosen.emit(str(folder))
+    qtbot.waitUntil(lambda: mind.service.loading, timeout=5000)
+    qtbot.waitUntil(lambda: mind.session.model is not None and not mind.service.loading, timeout=30000)
+    assert shown == []

@@ -65,6 +65,9 @@ def register(sub: Any) -> None:
     imp.add_argument("path", metavar="FOLDER|ZIP")
     imp.add_argument("--reference", action="store_true", help="use the folder where it is instead of copying it")
     imp.add_argument("--id", dest="model_id", metavar="ID", help="install under this id")
+    imp.add_argument(
+        "--variant", metavar="NAME", help="ONNX exports with several variants (q4, fp16, ...): import this one"
+    )
     imp.set_defaults(handler=run_import)
 
     search = actions.add_parser(
@@ -375,7 +378,7 @@ def run_import(args: argparse.Namespace) -> int:
             )
         model = import_zip(path, model_id=args.model_id)
     else:
-        model = import_folder(path, copy=not args.reference, model_id=args.model_id)
+        model = import_folder(path, copy=not args.reference, model_id=args.model_id, variant=args.variant)
     print(f"Imported {model.id} ({model.manifest.describe_source()})")
     return 0
 

@@ -26,6 +26,7 @@ class StatusBar(QFrame):
         self.setObjectName("StatusBar")
         self._info: LoadInfo | None = None
         self._loading: str | None = None
+        self._tuning: float | None = None  # an exported model's first-load rewrite, 0..1
         self._stats: TurnStats | None = None
         self._context: tuple[int, int] = (0, 0)
         self._documents = 0  # tokens of document passages within the context used (Documents sets it)
@@ -84,9 +85,16 @@ class StatusBar(QFrame):
     def set_loading(self, model_dir: str | None) -> None:
         """``model_dir`` is loading now (``None``: nothing is loading)."""
         self._loading = model_dir
+        self._tuning = None
         if model_dir:
             self._failed = False
         self._refresh()
+
+    def set_load_progress(self, fraction: float) -> None:
+        """The model loading is being tuned for this computer (an exported model's first load): 0..1."""
+        if self._loading is not None:
+            self._tuning = fraction
+            self._refresh()
 
     def set_model(self, info: LoadInfo | None) -> None:
         self._info = info
@@ -123,7 +131,11 @@ class StatusBar(QFrame):
         self.busy.setVisible(self._loading is not None)
         if self._loading is not None:
             name = Path(self._loading).name or self._loading
-            self.model_label.setText(self.tr("Loading {name}…").format(name=name))
+            if self._tuning is not None:
+                text = self.tr("Preparing {name} for this computer (first time only)… {percent}%")
+                self.model_label.setText(text.format(name=name, percent=int(self._tuning * 100)))
+            else:
+                self.model_label.setText(self.tr("Loading {name}…").format(name=name))
             self.device_label.setText("")
             self.device_label.setToolTip("")
         elif info is not None:

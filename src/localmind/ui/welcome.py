@@ -233,7 +233,10 @@ class WelcomePage(QWidget):
         self.get_card.button.setAccessibleName(self.tr("Get a model"))
         self.folder_card.title.setText(self.tr("Use a model you have"))
         self.folder_card.text.setText(
-            self.tr("Open a folder with an ONNX Runtime GenAI model (it contains genai_config.json).")
+            self.tr(
+                "Open a folder with an ONNX model: an ONNX Runtime GenAI package (with genai_config.json) or an "
+                "Optimum / onnx-community export (config.json and onnx/model*.onnx)."
+            )
         )
         self.folder_card.button.setText(self.tr("Open a model folder…"))
         self.folder_card.button.setAccessibleName(self.tr("Open a model folder"))

@@ -52,6 +52,7 @@ class InferenceWorker(QObject):
 
     loaded = Signal(object)  # LoadInfo
     load_failed = Signal(str)
+    load_progress = Signal(float)  # 0..1 while an exported model is rewritten for this computer (first load)
     tokens_ready = Signal(int, str)  # request id, text (whole characters)
     finished = Signal(int, object)  # request id, TurnFinished
     failed = Signal(int, str)  # request id, message
@@ -76,6 +77,7 @@ class InferenceWorker(QObject):
     @Slot(str, object)
     def load(self, model_dir: str, options: LoadOptions) -> None:
         try:
+            self._prepare(model_dir, options)
             with self._engine_lock:
                 info = self.engine.load(model_dir, options)
         except UserFacingError as exc:
@@ -84,6 +86,27 @@ class InferenceWorker(QObject):
             self.load_failed.emit(f"The model could not be loaded: {exc}")
         else:
             self.loaded.emit(info)
+
+    def _prepare(self, model_dir: str, options: LoadOptions) -> None:
+        """An onnx-community export opened for the first time is rewritten for this computer (seconds to a
+        minute): do it here, reporting progress, so the engine's own load then finds it ready."""
+        from pathlib import Path
+
+        from localmind.engine.formats import prepare
+
+        folder = Path(model_dir).expanduser()
+        if not prepare.is_community_folder(folder):
+            return
+        shown = -1
+
+        def progress(fraction: float, _what: str) -> None:
+            nonlocal shown
+            percent = int(max(0.0, min(1.0, fraction)) * 100)
+            if percent != shown:  # the rewrite reports every few MB: one signal per percent is plenty
+                shown = percent
+                self.load_progress.emit(fraction)
+
+        prepare.prepare_folder(folder, variant=options.variant, device=options.device, progress=progress)
 
     @Slot(int, object)
     def count_tokens(self, request_id: int, messages: list[ChatMessage]) -> None:
@@ -162,7 +185,7 @@ class InferenceService(QObject):
     """The GUI thread's handle on the worker. Forwards only the current request's output.
 
     Signals:
-        loaded(LoadInfo), load_failed(str), loading_started(str model_dir),
+        loaded(LoadInfo), load_failed(str), loading_started(str model_dir), load_progress(float 0..1),
         tokens_ready(int, str), finished(int, TurnFinished), failed(int, str),
         token_count_ready(int, int), busy_changed(bool)
     """
@@ -170,6 +193,7 @@ class InferenceService(QObject):
     loaded = Signal(object)
     load_failed = Signal(str)
     loading_started = Signal(str)
+    load_progress = Signal(float)
     tokens_ready = Signal(int, str)
     finished = Signal(int, object)
     failed = Signal(int, str)
@@ -207,6 +231,7 @@ class InferenceService(QObject):
         self._worker.prefilled.connect(self.prefilled)
         self._worker.loaded.connect(self._on_loaded)
         self._worker.load_failed.connect(self._on_load_failed)
+        self._worker.load_progress.connect(self.load_progress)
         self._worker.tokens_ready.connect(self._on_tokens)
         self._worker.finished.connect(self._on_finished)
         self._worker.failed.connect(self._on_failed)

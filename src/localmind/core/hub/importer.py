@@ -86,9 +86,26 @@ def _check_disk(needed: int) -> None:
 
 
 def import_folder(
-    source: str | Path, *, copy: bool = True, model_id: str | None = None, on_bytes: ByteCallback | None = None
+    source: str | Path,
+    *,
+    copy: bool = True,
+    model_id: str | None = None,
+    on_bytes: ByteCallback | None = None,
+    variant: str | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> InstalledModel:
-    """Install a model folder: copied into LocalMind's models folder, or (``copy=False``) used where it is."""
+    """Install a model folder: copied into LocalMind's models folder, or (``copy=False``) used where it is.
+
+    An onnx-community / Optimum export (no genai_config.json) is imported as one variant (``variant``, or the
+    best for this computer): only that variant's graph and weights plus the small files are copied, then
+    made an onnxruntime-genai package in the staging folder (generated genai_config.json, the tuned graph;
+    ``progress`` reports the rewrite). By reference, the folder stays as it is and is prepared when loaded.
+    """
+    from localmind.engine.formats import prepare
+
+    given = Path(source).expanduser()
+    if given.is_dir() and prepare.is_community_folder(given):
+        return _import_community(given.resolve(), copy, model_id, on_bytes, variant, progress)
     folder = validate_model_folder(source).path
     models = paths.models_dir().resolve()
     if folder == models or models in folder.parents:
@@ -114,6 +131,72 @@ def import_folder(
         manifest = Manifest(
             id=model_id,
             name=_name_for(folder),
+            source="folder" if copy else "reference",
+            files=tuple(entries),
+            total_bytes=sum(e.size for e in entries),
+            installed_at=now_iso(),
+            origin_path=str(folder),
+            verified_at=now_iso(),
+        )
+        write_manifest(staging, manifest)
+        install_staged(staging, model_id)
+    except BaseException:
+        discard_folder(staging)
+        raise
+    installed = get_installed(model_id)
+    assert installed is not None
+    return installed
+
+
+def _import_community(
+    folder: Path,
+    copy: bool,
+    model_id: str | None,
+    on_bytes: ByteCallback | None,
+    variant: str | None,
+    progress: Callable[[float, str], None] | None,
+) -> InstalledModel:
+    from localmind.engine.formats import prepare, variants
+
+    models = paths.models_dir().resolve()
+    if folder == models or models in folder.parents:
+        raise UserFacingError(f"{folder} is already inside LocalMind's models folder.", hint="Pick a folder elsewhere.")
+    prepare.check_folder(folder)  # an architecture LocalMind cannot run is refused before anything is copied
+    listing = prepare.listing(folder)
+    chosen = prepare.select_variant(folder, listing, variant, "auto")
+    small = [f for f in variants.small_files(listing) if (folder / f).is_file() and not (folder / f).is_symlink()]
+    rels = sorted({*small, *chosen.files})
+    name = f"{folder.name} ({chosen.name})"
+    model_id = _check_id(model_id, name)
+    staging = paths.staging_dir() / f"import-{model_id}"
+    discard_folder(staging)
+    staging.mkdir(parents=True)
+    try:
+        digests: dict[str, str] = {}
+        if copy:
+            _check_disk(sum((folder / r).stat().st_size for r in rels))
+            for rel in rels:
+                digests[rel] = _copy_hashing(folder / rel, staging / rel, on_bytes)
+            before = {rel: (staging / rel).stat().st_mtime_ns for rel in rels}
+            prepare.install_in_place(staging, variant=chosen.name, progress=progress)
+            validate_model_folder(staging)
+            entries = []
+            for path in _model_files(staging):
+                rel = path.relative_to(staging).as_posix()
+                unchanged = rel in digests and before.get(rel) == path.stat().st_mtime_ns
+                digest = digests[rel] if unchanged else hash_file(path, SHA256)
+                entries.append(ManifestFile(rel, path.stat().st_size, SHA256, digest))
+        else:
+            validate_model_folder(folder, variant=chosen.name)  # prepared now, so the first load is quick
+            entries = [
+                ManifestFile(
+                    rel, (folder / rel).stat().st_size, SHA256, hash_file(folder / rel, SHA256, on_bytes=on_bytes)
+                )
+                for rel in rels
+            ]
+        manifest = Manifest(
+            id=model_id,
+            name=name,
             source="folder" if copy else "reference",
             files=tuple(entries),
             total_bytes=sum(e.size for e in entries),
