@@ -31,6 +31,7 @@ Environment:
 from __future__ import annotations
 
 import argparse
+import base64
 import importlib
 import os
 import platform
@@ -68,6 +69,33 @@ class CheckWarning(Exception):
     """Raised inside a check that works in a degraded way (the reason is reported)."""
 
 
+# An ONNX graph y = x + x (float32 [n]), for the embedder's runtime check.
+_DOUBLE_GRAPH = "CAg6PgoOCgF4CgF4EgF5IgNBZGQSCHNlbGZ0ZXN0WhAKAXgSCwoJCAESBQoDEgFuYhAKAXkSCwoJCAESBQoDEgFuQgQKABAN"
+
+
+def _tiny_pdf(text: str) -> bytes:
+    """A one-page PDF that shows ``text`` (ASCII) in Helvetica."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("ascii")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
@@ -101,6 +129,7 @@ class SelfTest:
             self.checks.append(Check("model", "SKIP", "no --model given"))
             self.emit(format_check(self.checks[-1]))
         self._check("engine process", self.check_engine_process)
+        self._check("documents", self.check_documents)
         self._check("window", self.check_window)
         return self.checks
 
@@ -202,6 +231,43 @@ class SelfTest:
         runtime = os.environ.get("ORT_LIB_PATH")  # set by og when it locates ONNX Runtime (Linux, macOS)
         where = f", ONNX Runtime {Path(runtime).name}" if runtime else ""
         return f"{build} {og_any.__version__}{where}"
+
+    def check_documents(self) -> str:
+        """Text from PDF, Word and HTML files, and the embedder's ONNX Runtime: the libraries "Use my documents"
+        needs, several of which a frozen build could leave out without anything else noticing."""
+        import tempfile
+
+        import numpy as np
+
+        from localmind.documents.extract import extract, html_to_text
+        from localmind.documents.ort_capi import CApiSession, api
+
+        phrase = "LocalMind self-test"
+        with tempfile.TemporaryDirectory() as tmp:
+            pdf = Path(tmp) / "check.pdf"
+            pdf.write_bytes(_tiny_pdf(phrase))
+            if phrase not in extract(pdf)[0].text:
+                raise CheckFailed("the PDF's text was not read")
+            import docx
+
+            document = docx.Document()
+            document.add_paragraph(phrase)
+            word = Path(tmp) / "check.docx"
+            document.save(str(word))
+            if phrase not in extract(word)[0].text:
+                raise CheckFailed("the Word document's text was not read")
+            if phrase not in html_to_text(f"<p>{phrase}</p>".encode()):
+                raise CheckFailed("the HTML text was not read")
+            graph = Path(tmp) / "double.onnx"
+            graph.write_bytes(base64.b64decode(_DOUBLE_GRAPH))
+            session = CApiSession(graph)
+            try:
+                [doubled] = session.run(None, {"x": np.array([1.5, -2.0], np.float32)})
+            finally:
+                session.close()
+            if doubled.tolist() != [3.0, -4.0]:
+                raise CheckFailed(f"ONNX Runtime's C API gave {doubled.tolist()} for 2 × [1.5, -2]")
+        return f"PDF, Word and HTML text; ONNX Runtime {api().version} C API for the embedding model"
 
     def check_model(self) -> str:
         from localmind.engine.local import LocalEngine

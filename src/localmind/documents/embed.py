@@ -202,8 +202,9 @@ class Embedder:
     """Turns texts into unit vectors. Thread-safe (one session, a lock around the cache)."""
 
     def __init__(self, folder: Path, threads: int | None = None, batch_size: int = BATCH) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
+
+        from localmind.documents.ort_capi import CApiSession
 
         model_file = find_model_file(folder)
         if model_file is None or not (folder / "tokenizer.json").is_file():
@@ -217,21 +218,18 @@ class Embedder:
         self.batch_size = batch_size
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.config.max_tokens)
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.log_severity_level = 3
         try:
-            self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+            # Through ONNX Runtime's C API: the frozen app carries its library but not its Python binding.
+            self.session = CApiSession(model_file, threads=threads)
         except Exception as exc:
             raise EmbeddingModelError(
                 f"The embedding model {model_file.name} could not be loaded ({exc}).",
                 hint="Install the embedding model from the model manager again.",
             ) from exc
-        self.input_names = {i.name for i in self.session.get_inputs()}
+        self.input_names = set(self.session.input_names)
         # The hidden states: by name where the export names it (Optimum/Transformers.js: last_hidden_state; some
         # exports add pooler_output or sentence_embedding), else the first output.
-        outputs = [o.name for o in self.session.get_outputs()]
+        outputs = list(self.session.output_names)
         self.output_name = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
         self._cache: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
