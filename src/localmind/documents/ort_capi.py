@@ -113,7 +113,10 @@ class _Api:
         self.library = library
 
     def fn(self, index: int, restype: Any, *argtypes: Any) -> Any:
-        return ctypes.CFUNCTYPE(restype, *argtypes)(self._table[index])
+        address = self._table[index]
+        if not address:
+            raise OrtError(f"ONNX Runtime {self.version} lacks C API function #{index}")
+        return ctypes.CFUNCTYPE(restype, *argtypes)(address)
 
 
 _api: _Api | None = None
@@ -229,7 +232,7 @@ class CApiSession:
         for index in range(count.value):
             pointer = ctypes.c_void_p()
             calls.check(name_fn(self._session, index, allocator, ctypes.byref(pointer)))
-            names.append(ctypes.string_at(pointer.value).decode("utf-8"))
+            names.append(ctypes.string_at(pointer.value or 0).decode("utf-8"))
             calls.check(calls.allocator_free(allocator, pointer))
         return names
 
@@ -301,8 +304,8 @@ class CApiSession:
         count = int(np.prod(shape)) if shape else 1
         if count == 0:
             return np.zeros(shape, dtype=dtype)
-        buffer = (ctypes.c_char * (count * np.dtype(dtype).itemsize)).from_address(data.value or 0)
-        return np.frombuffer(buffer, dtype=dtype).reshape(shape).copy()
+        raw = ctypes.string_at(data.value or 0, count * np.dtype(dtype).itemsize)  # a copy the caller owns
+        return np.frombuffer(bytearray(raw), dtype=np.dtype(dtype)).reshape(shape)
 
     def close(self) -> None:
         if self._session:
