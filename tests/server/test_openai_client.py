@@ -141,7 +141,11 @@ def test_completions_endpoint(client: openai.OpenAI) -> None:
         ({"model": "gpt-4o"}, openai.NotFoundError, "serves 'tiny'"),
         ({"n": 2}, openai.BadRequestError, "n=1"),
         ({"temperature": 3}, openai.BadRequestError, "temperature"),
-        ({"response_format": {"type": "json_object"}}, openai.BadRequestError, "response_format"),
+        (
+            {"response_format": {"type": "json_schema", "json_schema": {"type": "foo"}}},
+            openai.BadRequestError,
+            "schema",
+        ),
         (
             {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
             openai.BadRequestError,

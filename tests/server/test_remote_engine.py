@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -86,6 +87,22 @@ def test_against_localminds_own_server(tiny_server: Server, tiny_model: Path, re
     with pytest.raises(ModelLoadError, match=r"no model called 'gpt-9'.*tiny"):
         engine.load("gpt-9")
     engine.close()
+
+
+def test_a_json_schema_is_passed_on_to_the_server(tiny_server: Server, remote: type[RemoteEngine]) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    engine = remote(tiny_server.url)
+    engine.load("tiny")
+    text, finished = run(
+        engine.generate([ChatMessage("user", "n?")], GenerationOptions(json_schema=json.dumps(schema)))
+    )
+    assert finished.reason is FinishReason.END_OF_TURN
+    assert set(json.loads(text)) == {"n"} and isinstance(json.loads(text)["n"], int)
 
 
 def test_stop_from_another_thread_ends_the_turn_and_the_servers_work(

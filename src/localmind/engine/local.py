@@ -49,6 +49,7 @@ from localmind.engine.types import (
     EngineError,
     FinishReason,
     GenerationOptions,
+    GrammarError,
     LoadInfo,
     LoadOptions,
     ModelLoadError,
@@ -430,7 +431,56 @@ class LocalEngine:
         self._require_model()
         if reset_cancel:
             self._cancel.clear()
-        return self._generate(list(messages), options)
+        return self._turn(list(messages), options)
+
+    def _turn(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
+        return (
+            self._constrained(messages, options)
+            if options.json_schema is not None
+            else self._generate(messages, options)
+        )
+
+    def _constrained(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
+        """A turn whose reply must be JSON valid against ``options.json_schema``.
+
+        og enforces it (constrained decoding: the schema's grammar masks the logits, then og samples with the
+        turn's settings), but takes the grammar only when a Generator is made. So the turn runs on a generator
+        of its own, sized for it and read from scratch; the conversation's generator and cache wait aside and
+        come back afterwards: the next turn reuses them as before (a grammar must never reach a plain turn).
+        """
+        model, kept = self._model, (self._generator, self._pending_rewind, self._cache)
+        self._generator, self._pending_rewind, self._cache = None, None, _Cache()
+        try:
+            yield from self._generate(messages, options)
+        finally:
+            if self._model is model:
+                self._generator, self._pending_rewind, self._cache = kept
+            else:  # reloaded meanwhile (a device that failed: answered on the CPU): nothing to come back to
+                self._rewind(0, 0)
+
+    def _grammar_generator(self, options: GenerationOptions, prompt_tokens: int) -> Any:
+        """A Generator whose tokens follow ``options.json_schema``, sampling as ``options`` say."""
+        sampled = options.temperature > 0 and options.top_k != 1
+        search: dict[str, Any] = {
+            "max_length": min(self._budget, prompt_tokens + options.max_new_tokens + 1),
+            "do_sample": sampled,
+            "repetition_penalty": options.repetition_penalty,
+        }
+        if sampled:
+            search.update(temperature=options.temperature, top_p=options.top_p, top_k=options.top_k)
+            if options.seed is not None:
+                search["random_seed"] = options.seed % 2**31
+        params = self._og.GeneratorParams(self._model)
+        params.set_search_options(**search)
+        try:
+            params.set_guidance("json_schema", options.json_schema)
+            return self._og.Generator(self._model, params)  # the grammar is built here
+        except Exception as exc:
+            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+            raise GrammarError(
+                f"The JSON schema cannot be enforced: {detail.removeprefix('Error creating grammar: ')}",
+                hint="Fix the schema, or leave out the parts LocalMind's constrained decoding does not support.",
+            ) from exc
 
     def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
         started = time.perf_counter()
@@ -446,6 +496,9 @@ class LocalEngine:
             self._rewind(0, 0)
             reused, pieces = 0, [(len(prompt), self._encode(prompt))]
             new_count = len(pieces[0][1])
+        guided = options.json_schema is not None
+        if guided:  # the cache is empty (see _constrained): the whole prompt is read into this turn's generator
+            self._generator = self._grammar_generator(options, reused + new_count)
 
         def stats(generated: int, first: float | None, decode_s: float) -> TurnStats:
             return TurnStats(
@@ -498,12 +551,17 @@ class LocalEngine:
                 if len(generated) >= options.max_new_tokens or len(self._cache.tokens) >= self._budget:
                     reason = FinishReason.LENGTH
                     break
-                logits = self._next_logits()
-                if len(generated) < options.min_new_tokens:
-                    logits[[t for t in self._eos if t < logits.shape[0]]] = -np.inf
-                if seen:
-                    sampler.apply_repetition_penalty(logits, seen)
-                token = sampler.choose(logits)
+                if guided:
+                    # og masks what the schema does not allow, then samples; the token is in its sequence now.
+                    self._generator.generate_next_token()
+                    token = int(self._generator.get_next_tokens()[0])
+                else:
+                    logits = self._next_logits()
+                    if len(generated) < options.min_new_tokens:
+                        logits[[t for t in self._eos if t < logits.shape[0]]] = -np.inf
+                    if seen:
+                        sampler.apply_repetition_penalty(logits, seen)
+                    token = sampler.choose(logits)
                 if first_token_at is None:
                     first_token_at = time.perf_counter()
                 if token in self._eos:
@@ -517,7 +575,10 @@ class LocalEngine:
                     streamed.append(piece)
                     yield TextDelta(piece)
                 # Append even the last token: the cache then matches the reply the user sees.
-                self._append([token])
+                if guided:
+                    self._cache.tokens.append(token)  # og appended it already
+                else:
+                    self._append([token])
         except Exception as exc:
             if not generated and self._can_fall_back():
                 self._rewind(0, 0)
@@ -668,7 +729,7 @@ class LocalEngine:
             fallback_reasons=(*previous.fallback_reasons, (device, f"failed when answering: {reason}")),
             warnings=(*info.warnings, warning),
         )
-        for event in self._generate(messages, options):
+        for event in self._turn(messages, options):
             yield dataclasses.replace(event, reloaded=self.info) if isinstance(event, TurnFinished) else event
 
 

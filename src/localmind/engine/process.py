@@ -45,6 +45,7 @@ from localmind.engine.types import (
     EngineError,
     FinishReason,
     GenerationOptions,
+    GrammarError,
     LoadInfo,
     LoadOptions,
     ModelLoadError,
@@ -60,6 +61,7 @@ from localmind.errors import UserFacingError
 _ERRORS: dict[str, type[UserFacingError]] = {
     "ModelLoadError": ModelLoadError,
     "PromptTooLongError": PromptTooLongError,
+    "GrammarError": GrammarError,
     "EngineError": EngineError,
     "UserFacingError": UserFacingError,
 }

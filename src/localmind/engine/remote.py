@@ -200,6 +200,9 @@ class RemoteEngine:
         }
         if options.seed is not None:
             body["seed"] = options.seed
+        if options.json_schema is not None:  # the server enforces it (LocalMind's layout options are its own)
+            schema = {k: v for k, v in json.loads(options.json_schema).items() if k != "x-guidance"}
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
         return self._stream(body)
 
     def _open(self, body: dict[str, Any]) -> httpx.Response:

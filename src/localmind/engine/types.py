@@ -32,6 +32,9 @@ class GenerationOptions:
     min_new_tokens: int = 0  # the end-of-turn token is masked until this many (benchmarks force a length)
     thinking: bool | None = None  # reasoning models whose template reads enable_thinking (Qwen3); None: its default
     submitted_at: float | None = None  # time.time() of the user's send (Enter): stats count from there
+    # The reply must be JSON valid against this JSON schema (its text): og's constrained decoding masks every
+    # token the schema does not allow. min_new_tokens does not apply to such a turn.
+    json_schema: str | None = None
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
@@ -157,6 +160,10 @@ class ModelLoadError(TranslatableError):
 
 class PromptTooLongError(EngineError):
     """A single message does not fit in the context budget."""
+
+
+class GrammarError(EngineError):
+    """A JSON schema (or grammar) the engine cannot enforce: the message says what in it."""
 
 
 class ChatEngine(Protocol):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from typing import Any
 
 from localmind.engine.types import ChatMessage, GenerationOptions, Role
 from localmind.server.context import ServedModel, ServerContext
 from localmind.server.errors import APIError, bad_request, unsupported
-from localmind.server.schemas import ChatCompletionRequest, CompletionRequest, Message, SamplingFields
+from localmind.server.schemas import ChatCompletionRequest, CompletionRequest, Message, ResponseFormat, SamplingFields
 
 _ROLES: dict[str, Role] = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
 
@@ -89,6 +91,33 @@ def check_prompt_size(ctx: ServerContext, chars: int, param: str) -> None:
         )
 
 
+# JSON on one line, spaced as Python's json.dumps writes it. Whitespace between tokens is then not the model's to
+# choose: small models otherwise loop on spaces and newlines inside an object until max_tokens. (llguidance's
+# "x-guidance" options, read by og's constrained decoding; a schema that sets its own keeps them.)
+_JSON_LAYOUT = {"whitespace_flexible": False, "key_separator": ": ", "item_separator": ", "}
+
+
+def response_schema(response_format: ResponseFormat | None, min_tokens: int | None) -> str | None:
+    """The JSON schema (as text) a reply must follow for ``response_format``; None for plain text."""
+    if response_format is None or response_format.type == "text":
+        return None
+    if min_tokens:
+        raise unsupported("min_tokens", "'min_tokens' cannot be combined with a JSON response_format.")
+    schema: Any = {"type": "object"}
+    if response_format.type == "json_schema":
+        spec = response_format.json_schema or {}
+        schema = spec.get("schema")
+        if not isinstance(schema, dict):
+            raise bad_request(
+                "response_format.json_schema.schema is missing: give the JSON schema the reply must follow "
+                "(or use response_format {'type': 'json_object'} for any JSON object).",
+                param="response_format.json_schema.schema",
+            )
+    layout = schema.get("x-guidance")
+    layout = {**_JSON_LAYOUT, **layout} if isinstance(layout, dict) else _JSON_LAYOUT
+    return json.dumps({**schema, "x-guidance": layout}, ensure_ascii=False)
+
+
 def generation_options(ctx: ServerContext, body: SamplingFields, max_tokens: int | None) -> GenerationOptions:
     if body.n not in (None, 1):
         raise unsupported("n", "Only n=1 is supported: ask once per answer you need.")
@@ -105,6 +134,7 @@ def generation_options(ctx: ServerContext, body: SamplingFields, max_tokens: int
         max_new_tokens=max_tokens or defaults.max_new_tokens,
         seed=body.seed,
         min_new_tokens=min(body.min_tokens or 0, max_tokens or defaults.max_new_tokens),
+        json_schema=response_schema(body.response_format, body.min_tokens),
     )
 
 
@@ -118,9 +148,3 @@ def stop_sequences(body: SamplingFields) -> list[str]:
 def check_chat_extras(body: ChatCompletionRequest) -> None:
     if body.tools:
         raise unsupported("tools", "Tools (function calling) are not supported by this server.")
-    if body.response_format is not None and body.response_format.type != "text":
-        raise unsupported(
-            "response_format",
-            f"response_format '{body.response_format.type}' is not supported: LocalMind's engine does not constrain "
-            "its output yet. Ask for JSON in the prompt instead and validate the reply.",
-        )

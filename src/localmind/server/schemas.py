@@ -45,6 +45,8 @@ class SamplingFields(_Lenient):
     user: str | None = None
     # Extension (vLLM has the same): no end of turn before this many tokens. Benchmarks use it for fixed lengths.
     min_tokens: int | None = Field(default=None, ge=0)
+    # JSON output, enforced by constrained decoding (OpenAI's chat field; /v1/completions takes it too, as vLLM does).
+    response_format: ResponseFormat | None = None
 
 
 class ChatCompletionRequest(SamplingFields):
@@ -52,7 +54,6 @@ class ChatCompletionRequest(SamplingFields):
     messages: list[Message] = Field(min_length=1)
     max_tokens: int | None = Field(default=None, ge=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
-    response_format: ResponseFormat | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: Any = None
 

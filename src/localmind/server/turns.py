@@ -16,6 +16,7 @@ from localmind.engine.types import (
     EngineError,
     FinishReason,
     GenerationOptions,
+    GrammarError,
     ModelLoadError,
     PromptTooLongError,
     TextDelta,
@@ -57,6 +58,8 @@ class Outcome:
 def engine_error(exc: BaseException) -> APIError:
     if isinstance(exc, APIError):
         return exc
+    if isinstance(exc, GrammarError):
+        return APIError(400, str(exc), param="response_format", code="invalid_json_schema")
     if isinstance(exc, PromptTooLongError):
         return APIError(400, str(exc), param="messages", code="context_length_exceeded")
     if isinstance(exc, ModelLoadError):
