@@ -181,12 +181,17 @@ class Scheduler:
                 self._durations.append(time.perf_counter() - started)
 
     def _run(self, job: Job, engine: ChatEngine) -> None:
+        if job.cancelled.is_set():  # hung up while it waited (for the engine, in the app)
+            return
+        # Engines clear their Stop flag when a turn starts. So start it first and only then show it as running:
+        # a cancel from then on reaches the engine after that clear; one that came in between is seen below.
+        # (The other way round, a hang-up landing between the two was wiped by the clear and the turn ran on.)
+        events: Iterator[StreamEvent] = engine.generate(job.messages, job.options)
         with self._cond:
-            if job.cancelled.is_set():
-                return
             self._running, self._engine = job, engine
             job.started_at = time.perf_counter()
-        events: Iterator[StreamEvent] = engine.generate(job.messages, job.options)
+            if job.cancelled.is_set():
+                engine.cancel()
         for event in events:
             if job.cancelled.is_set():
                 engine.cancel()  # also covers a cancel that came before the engine cleared its flag
