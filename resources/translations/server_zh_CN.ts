@@ -8,6 +8,10 @@
         <translation>服务器</translation>
     </message>
     <message>
+        <source>Reading the keyring…</source>
+        <translation>正在读取系统密钥环…</translation>
+    </message>
+    <message>
         <source>Other devices may use the model only with an API key: set one, or untick the box.</source>
         <translation>其他设备必须使用 API 密钥才能使用模型：请设置密钥，或取消勾选此项。</translation>
     </message>
@@ -104,6 +108,10 @@
     <message>
         <source>The local API server could not start.</source>
         <translation>本地 API 服务器无法启动。</translation>
+    </message>
+    <message>
+        <source>The keyring could not be used.</source>
+        <translation>无法使用系统密钥环。</translation>
     </message>
 </context>
 </TS>

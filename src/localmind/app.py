@@ -53,13 +53,13 @@ from localmind.ui.chat.thinking import ThinkingSwitch
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
 from localmind.ui.plain import plain_labels
-from localmind.ui.server_settings import API_KEY_NAME, REMOTE_KEY_NAME, ApiStatusLabel
+from localmind.ui.server_settings import API_KEY_NAME, REMOTE_KEY_NAME, ApiStatusLabel, store_keys
 from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
 from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
 from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
-from localmind.workers.tasks import TaskRunner
+from localmind.workers.tasks import TaskContext, TaskRunner
 from localmind.workers.typeahead import TypeAhead
 
 log = logging.getLogger(__name__)
@@ -574,6 +574,7 @@ class LocalMind(QObject):
             system_prompt,
             chat_settings,
             has_conversation=self.session.conversation is not None,
+            tasks=self.tasks,
             parent=self.window,
         )
         dialog.applied.connect(self.apply_settings)
@@ -598,13 +599,10 @@ class LocalMind(QObject):
         for name in ("theme", "language", "device", "context_budget", "threads", "generation"):
             setattr(current, name, getattr(new, name))
         server_fields = ("api_server", "api_server_port", "api_server_lan", "remote_models", "remote_url")
-        server_changed = any(getattr(current, n) != getattr(new, n) for n in server_fields)
         for name in server_fields:
             setattr(current, name, getattr(new, name))
         self._save_settings()
-        if server_changed or current.api_server:  # a new key is in the keyring: restart to use it
-            self._apply_api_server()
-        self._refresh_remote_models()
+        self._apply_server_settings(result.keys)  # restarts a running server: a new key may have come
         self.session.set_chat_settings(result.system_prompt, result.chat_settings)
         if theme_changed:
             self.theme.apply(current.theme)
@@ -615,13 +613,42 @@ class LocalMind(QObject):
         if reload_model and self._model_dir and self.session.model is not None and not self.session.generating:
             self.load_model(self._model_dir)
 
-    def _refresh_remote_models(self) -> None:
+    def _apply_server_settings(self, key_changes: dict[str, str | None]) -> None:
+        """Store changed keys, then (re)start or stop the API server and list the remote models, with the keys.
+
+        The keyring is used off the GUI thread (it may block: a locked keychain asks for its password). Stopping
+        needs no key: at once. Of several rounds in flight, the last one applies the server.
+        """
+        if not self.settings.api_server:
+            self.api_server.stop()
+            self.api_status.set_url(None)
+        self._server_round += 1
+        round_ = self._server_round
+
+        def keys(_ctx: TaskContext) -> tuple[str | None, str | None]:
+            with self._server_keys_lock:  # one round at a time: a later round's keys are stored after this one's
+                store_keys(key_changes)
+                return secrets.get_token(API_KEY_NAME), secrets.get_token(REMOTE_KEY_NAME)
+
+        def done(found: tuple[str | None, str | None]) -> None:
+            if round_ == self._server_round:
+                self._apply_api_server(found[0])
+                self._refresh_remote_models(found[1])
+
+        self.tasks.start(
+            keys,
+            key=f"server-keys:{round_}",
+            on_success=done,
+            on_failure=lambda exc: self._task_failed(self.tr("The keyring could not be used."), exc),
+        )
+
+    def _refresh_remote_models(self, key: str | None) -> None:
         """List the remote server's models (Settings → Server → Remote models) for the picker, off the GUI thread."""
         s = self.settings
         self.window.remote_models = []
         if not (s.remote_models and s.remote_url):
             return
-        url, key = s.remote_url, secrets.get_token(REMOTE_KEY_NAME)
+        url = s.remote_url
         runs_on = self.tr("{name} — runs on {host}")
         leaves = self.tr("Runs on {host}: your messages leave this computer.")
 
@@ -657,12 +684,13 @@ class LocalMind(QObject):
         assert isinstance(status_row, QBoxLayout)
         status_row.insertWidget(status_row.count() - 3, self.api_status)  # before the stretch and the gauge
         self.api_server.busy_changed.connect(self.api_status.set_busy)
-        self._apply_api_server()
         self.remote_models_found.connect(self._on_remote_models)
-        self._refresh_remote_models()
+        self._server_round = 0
+        self._server_keys_lock = threading.Lock()
+        self._apply_server_settings({})
 
-    def _apply_api_server(self) -> None:
-        """Start, restart or stop the local API server to match the settings."""
+    def _apply_api_server(self, api_key: str | None) -> None:
+        """Start, restart or stop the local API server to match the settings (``api_key`` from the keyring)."""
         s = self.settings
         if not s.api_server:
             self.api_server.stop()
@@ -677,7 +705,7 @@ class LocalMind(QObject):
             max_new_tokens=g.max_new_tokens,
         )
         try:
-            url = self.api_server.start(s.api_server_port, secrets.get_token(API_KEY_NAME), s.api_server_lan)
+            url = self.api_server.start(s.api_server_port, api_key, s.api_server_lan)
         except UserFacingError as exc:
             self.api_status.set_url(None)
             self.window.show_error(self.tr("The local API server could not start."), str(exc))

@@ -76,7 +76,8 @@ def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
     settings.generation.max_new_tokens = 25
     settings.api_server, settings.api_server_port = True, free_port()
     mind = launch(slow_model, settings=settings)
-    assert mind.api_server.running and mind.api_status.isVisible() and mind.api_status.text() == "API on"
+    qtbot.waitUntil(lambda: mind.api_server.running, timeout=10000)  # once the keyring has answered (a task)
+    assert mind.api_status.isVisible() and mind.api_status.text() == "API on"
     url = mind.api_server.url.removesuffix("/v1")  # type: ignore[union-attr]
     meter = GapMeter()
 
@@ -127,6 +128,7 @@ def test_settings_turn_the_server_on_and_off_and_lan_needs_a_key(
     assert not mind.api_server.running and not mind.api_status.isVisible()
     dialog = mind.open_settings()
     tab = dialog.server_tab
+    qtbot.waitUntil(lambda: tab.keys_loaded, timeout=10000)  # read in a task
     dialog.tabs.setCurrentWidget(tab)
     port = free_port()
     qtbot.mouseClick(tab.server_enabled, Qt.MouseButton.LeftButton)

@@ -1,12 +1,19 @@
 """Settings → Server: the local API server (share the loaded model) and remote models (use a model elsewhere).
 
-Both are off by default. Keys go to the system keyring (core/secrets.py), never to the settings file.
+Both are off by default. Keys go to the system keyring (core/secrets.py), never to the settings file. The keyring
+may block (a locked keychain asks for its password; a keyring service still starting), so it is never asked on
+the GUI thread: the tab reads the keys through the task runner and fills them in when they come; the app stores
+changed keys (``key_changes``) the same way.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
+import shiboken6
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -23,6 +30,10 @@ from PySide6.QtWidgets import (
 
 from localmind.core import secrets
 from localmind.settings import Settings
+from localmind.workers.tasks import TaskContext, TaskRunner
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 API_KEY_NAME = "api-server-key"
 REMOTE_KEY_NAME = "remote-api-key"
@@ -33,7 +44,7 @@ class ServerSettingsTab(QWidget):
 
     connection_tested = Signal(bool, str)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, tasks: TaskRunner | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ServerSettingsTab")
         # -- local API server
@@ -105,10 +116,16 @@ class ServerSettingsTab(QWidget):
         self.server_enabled.setChecked(settings.api_server)
         self.port.setValue(settings.api_server_port)
         self.lan.setChecked(settings.api_server_lan)
-        self.api_key.setText(secrets.get_token(API_KEY_NAME) or "")
         self.remote_enabled.setChecked(settings.remote_models)
         self.remote_url.setText(settings.remote_url or "")
-        self.remote_key.setText(secrets.get_token(REMOTE_KEY_NAME) or "")
+        self._keys: dict[str, str] | None = None  # as the keyring has them; None until it has answered
+        self._tasks = tasks if tasks is not None else TaskRunner(self)
+        self._tasks.start(
+            _read_keys,
+            key=f"server-keys-read:{id(self)}",
+            on_success=self._if_alive(self._keys_read),
+            on_failure=self._if_alive(self._keys_failed),
+        )
         for widget in (self.server_enabled, self.lan, self.remote_enabled):
             widget.toggled.connect(self._update)
         self.api_key.textChanged.connect(self._update)
@@ -119,10 +136,43 @@ class ServerSettingsTab(QWidget):
         self.retranslate()
         self._update()
 
+    # -- keys ----------------------------------------------------------------------------------------------------
+    @property
+    def keys_loaded(self) -> bool:
+        return self._keys is not None
+
+    def _if_alive(self, callback: Callable[[_T], None]) -> Callable[[_T], None]:
+        # The keyring may answer after the dialog was closed and deleted.
+        return lambda value: callback(value) if shiboken6.isValid(self) else None
+
+    def _keys_read(self, keys: dict[str, str]) -> None:
+        self._keys = keys
+        # Typed while the keyring was being read: what the user typed stands.
+        for name, field in ((API_KEY_NAME, self.api_key), (REMOTE_KEY_NAME, self.remote_key)):
+            if not field.text():
+                field.setText(keys.get(name, ""))
+        self.retranslate()
+
+    def _keys_failed(self, exc: BaseException) -> None:
+        log.warning("The keyring could not be read: %s", type(exc).__name__)
+        self._keys_read({})
+
+    def key_changes(self) -> dict[str, str | None]:
+        """The keys to store (a value) or remove (None): those the user changed. None changed while the keyring had
+        not answered yet: then only fields the user typed into count."""
+        known = self._keys or {}
+        changes: dict[str, str | None] = {}
+        for name, field in ((API_KEY_NAME, self.api_key), (REMOTE_KEY_NAME, self.remote_key)):
+            value = field.text().strip()
+            if value != known.get(name, "") and (self._keys is not None or value):
+                changes[name] = value or None
+        return changes
+
     # -- state ---------------------------------------------------------------------------------------------------
     def problem(self) -> str | None:
         """Why the values cannot be saved as they are, or None."""
-        if self.server_enabled.isChecked() and self.lan.isChecked() and not self.api_key.text().strip():
+        no_key = not self.api_key.text().strip() and self._keys is not None  # unknown until the keyring answers
+        if self.server_enabled.isChecked() and self.lan.isChecked() and no_key:
             return self.tr("Other devices may use the model only with an API key: set one, or untick the box.")
         url = self.remote_url.text().strip()
         if self.remote_enabled.isChecked() and not url.startswith(("http://", "https://")):
@@ -140,18 +190,12 @@ class ServerSettingsTab(QWidget):
         self.server_error.setText(self.problem() or "")
 
     def apply(self, settings: Settings) -> None:
-        """Copy the values into ``settings`` and store the keys in the keyring."""
+        """Copy the values into ``settings`` (the keys: see ``key_changes``)."""
         settings.api_server = self.server_enabled.isChecked()
         settings.api_server_port = self.port.value()
         settings.api_server_lan = self.lan.isChecked()
         settings.remote_models = self.remote_enabled.isChecked()
         settings.remote_url = self.remote_url.text().strip() or None
-        for name, field in ((API_KEY_NAME, self.api_key), (REMOTE_KEY_NAME, self.remote_key)):
-            value = field.text().strip()
-            if value:
-                secrets.set_token(value, name)
-            else:
-                secrets.delete_token(name)
 
     # -- test connection -----------------------------------------------------------------------------------------
     def test_connection(self) -> None:
@@ -194,7 +238,8 @@ class ServerSettingsTab(QWidget):
         self.server_enabled.setText(self.tr("Share the loaded model with other programs"))
         self.port_label.setText(self.tr("Port"))
         self.key_label.setText(self.tr("API key"))
-        self.api_key.setPlaceholderText(self.tr("Optional on this computer"))
+        reading = self.tr("Reading the keyring…")
+        self.api_key.setPlaceholderText(self.tr("Optional on this computer") if self.keys_loaded else reading)
         self.lan.setText(self.tr("Allow other devices on my network (needs an API key)"))
         self.server_note.setText(
             self.tr(
@@ -206,7 +251,7 @@ class ServerSettingsTab(QWidget):
         self.remote_enabled.setText(self.tr("Use models on another computer"))
         self.url_label.setText(self.tr("Server address"))
         self.remote_key_label.setText(self.tr("API key"))
-        self.remote_key.setPlaceholderText(self.tr("If the server needs one"))
+        self.remote_key.setPlaceholderText(self.tr("If the server needs one") if self.keys_loaded else reading)
         self.test_button.setText(self.tr("Test connection"))
         self.remote_note.setText(
             self.tr(
@@ -215,6 +260,20 @@ class ServerSettingsTab(QWidget):
             )
         )
         self._update()
+
+
+def _read_keys(_ctx: TaskContext) -> dict[str, str]:
+    keys = {name: secrets.get_token(name) for name in (API_KEY_NAME, REMOTE_KEY_NAME)}
+    return {name: value for name, value in keys.items() if value}
+
+
+def store_keys(changes: dict[str, str | None]) -> None:
+    """Store or remove keys as ``key_changes`` says (in a task: the keyring may block)."""
+    for name, value in changes.items():
+        if value:
+            secrets.set_token(value, name)
+        else:
+            secrets.delete_token(name)
 
 
 class ApiStatusLabel(QLabel):

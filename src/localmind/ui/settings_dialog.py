@@ -42,6 +42,7 @@ from localmind.settings import (
 from localmind.ui import theme
 from localmind.ui.plain import plain_labels
 from localmind.ui.server_settings import ServerSettingsTab
+from localmind.workers.tasks import TaskRunner
 
 PRESET_ORDER = ("precise", "balanced", "creative")
 
@@ -51,6 +52,7 @@ class SettingsResult:
     app: Settings
     system_prompt: str
     chat_settings: dict[str, Any]
+    keys: dict[str, str | None] = dataclasses.field(default_factory=dict)  # Server tab: keys to store (None: remove)
 
 
 def _number_field(box: QSpinBox | QDoubleSpinBox) -> None:
@@ -91,6 +93,7 @@ class SettingsDialog(QDialog):
         chat_settings: dict[str, Any],
         *,
         has_conversation: bool,
+        tasks: TaskRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -103,7 +106,7 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._build_chat_tab(), "")
         self.tabs.addTab(self._build_app_tab(), "")
-        self.server_tab = ServerSettingsTab(self._app)  # Settings → Server (ui/server_settings.py)
+        self.server_tab = ServerSettingsTab(self._app, tasks)  # Settings → Server (ui/server_settings.py)
         self.tabs.addTab(self.server_tab, "")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
@@ -356,7 +359,9 @@ class SettingsDialog(QDialog):
         app.threads = self.threads.value() or None
         self.server_tab.apply(app)
         app.prepare_replies = self.prepare_replies.isChecked()
-        return SettingsResult(app, self.system_prompt.toPlainText(), self.chat_settings())
+        return SettingsResult(
+            app, self.system_prompt.toPlainText(), self.chat_settings(), self.server_tab.key_changes()
+        )
 
     def accept(self) -> None:
         if self.server_tab.problem():
