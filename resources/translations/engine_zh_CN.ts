@@ -62,5 +62,17 @@
         <source>The model reads the chat and your message while you type, so the answer starts as soon as you press Enter. Off while the computer runs on battery.</source>
         <translation>在你输入时，模型会提前读取对话和你的消息，按下回车后回答立即开始。电脑使用电池供电时此功能关闭。</translation>
     </message>
+    <message>
+        <source>The memory a context takes depends on the model: load one to see it here.</source>
+        <translation>上下文占用的内存取决于模型：加载一个模型后，这里会显示具体数值。</translation>
+    </message>
+    <message>
+        <source>{model}: {tokens} tokens of context take {size} of memory ({per_token} per token), reserved as soon as the model is loaded, on top of the model itself.</source>
+        <translation>{model}：{tokens} 个词元的上下文占用 {size} 内存（每个词元 {per_token}），模型加载后立即预留，另加模型本身占用的内存。</translation>
+    </message>
+    <message>
+        <source>This model reads at most {tokens} tokens.</source>
+        <translation>此模型最多读取 {tokens} 个词元。</translation>
+    </message>
 </context>
 </TS>

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QApplication, QBoxLayout, QFileDialog, QWidget
 from localmind import APP_NAME, __version__, paths
 from localmind.core import secrets, transfer
 from localmind.core.conversations import Conversation, ImportResult, Message
-from localmind.core.store import ConversationStore
+from localmind.core.store import WHEN_DUE, ConversationStore
 from localmind.engine import winml
 from localmind.engine.types import (
     ChatEngine,
@@ -575,6 +575,7 @@ class LocalMind(QObject):
             chat_settings,
             has_conversation=self.session.conversation is not None,
             tasks=self.tasks,
+            loaded_model=self.session.model,
             parent=self.window,
         )
         dialog.applied.connect(self.apply_settings)
@@ -889,7 +890,7 @@ def _import_with_own_connection(database: Path, source: Path) -> ImportResult:
 def _open_store_for_window() -> ConversationStore | None:
     if not already_running.has_display():
         try:  # no window can be shown: say it in the terminal
-            return ConversationStore(check=True, busy_timeout_ms=store_dialogs.GUI_BUSY_TIMEOUT_MS)
+            return ConversationStore(check=WHEN_DUE, busy_timeout_ms=store_dialogs.GUI_BUSY_TIMEOUT_MS)
         except UserFacingError as exc:
             print(f"localmind: {exc}", file=sys.stderr)
             return None

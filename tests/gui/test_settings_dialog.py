@@ -113,3 +113,33 @@ def test_language_switches_while_running(qtbot: Any, launch: Launch) -> None:
     d.language_combo.setCurrentIndex(d.language_combo.findData("en"))
     d.accept()
     qtbot.waitUntil(lambda: window.sidebar.new_chat_button.text() == "New chat", timeout=2000)
+
+
+def test_the_context_size_says_what_it_costs_in_memory_for_the_loaded_model(
+    qtbot: Any, launch: Launch, tiny_model: Path
+) -> None:
+    """Issue 12: the KV budget explained. og reserves the whole context's cache when the model loads."""
+    decoder = json.loads((tiny_model / "genai_config.json").read_text())["model"]["decoder"]
+    per_token = decoder["num_hidden_layers"] * decoder["num_key_value_heads"] * decoder["head_size"] * 2 * 4
+    mind = launch()
+    assert mind.session.model is not None and mind.session.model.kv_bytes_per_token == per_token
+    d = mind.open_settings()
+    d.context_budget.setValue(1024)
+    text = d.context_memory.text()
+    assert text.startswith(f"{mind.session.model.model_name}: 1,024 tokens of context take ")
+    assert f"{per_token * 1024 / 1024:.0f} KB of memory ({per_token / 1024:.0f} KB per token)" in text
+    d.context_budget.setValue(8192)  # more than the tiny model's 2,048
+    assert "2,048 tokens of context" in d.context_memory.text()
+    assert d.context_memory.text().endswith("This model reads at most 2,048 tokens.")
+    d.reject()
+    mind.translations.apply("zh_CN")
+    d = mind.open_settings()
+    d.context_budget.setValue(1024)
+    assert "1,024 个词元的上下文占用" in d.context_memory.text()
+    d.reject()
+    mind.translations.apply("en")
+
+
+def test_without_a_model_the_context_size_says_it_depends_on_the_model(qtbot: Any) -> None:
+    d = dialog(qtbot)
+    assert d.context_memory.text() == "The memory a context takes depends on the model: load one to see it here."

@@ -135,7 +135,13 @@ def run(args: argparse.Namespace) -> int:
         engine = LocalEngine()
     info = engine.load(
         args.model,
-        LoadOptions(device=args.device, threads=args.threads, context_budget=args.context, variant=args.variant),
+        LoadOptions(
+            device=args.device,
+            threads=args.threads,
+            context_budget=args.context,
+            variant=args.variant,
+            single_turn=args.prompt is not None and args.docs is None,  # one reply and exit: a KV buffer that fits it
+        ),
     )
     if args.stats:
         print(

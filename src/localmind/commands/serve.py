@@ -98,20 +98,23 @@ def run(args: argparse.Namespace) -> int:
         raise UserFacingError("--max-queue must be 0 or more.")
     model_id, folder = resolve_model(args.model)
 
-    import uvicorn
-
     from localmind.engine.process import EngineProcess
-    from localmind.server.app import create_app
-    from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
-    from localmind.server.scheduler import Scheduler
 
-    _configure_logging()
-    say = logging.getLogger("localmind.serve")
     engine = EngineProcess()
     try:
-        info = engine.load(
+        # The engine child loads the model while this process imports the web server (cold start: issue 12).
+        engine.start_load(
             str(folder), LoadOptions(device=args.device, threads=args.threads, context_budget=args.context)
         )
+        import uvicorn
+
+        from localmind.server.app import create_app
+        from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
+        from localmind.server.scheduler import Scheduler
+
+        _configure_logging()
+        say = logging.getLogger("localmind.serve")
+        info = engine.wait_loaded()
         for warning in info.warnings:
             say.info("note: %s", warning)
         served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)

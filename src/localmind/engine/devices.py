@@ -82,6 +82,11 @@ def load_with_fallback(
         if device in failed_before and device != "cpu":
             attempts.append(DeviceAttempt(device, False, f"failed when answering before: {failed_before[device]}"))
             continue
+        missing = _missing_provider_library(device) if requested == "auto" and factory is configure_and_load else None
+        if missing:
+            # og would only fail to load this library, after reading the config (~50 ms of every start).
+            attempts.append(DeviceAttempt(device, False, missing))
+            continue
         try:
             model = factory(model_dir, PROVIDERS[device], overlay)
         except Exception as exc:  # og raises RuntimeError; anything else is a failure of this device too
@@ -92,6 +97,24 @@ def load_with_fallback(
         return model, device, attempts
     assert last_error is not None
     raise last_error
+
+
+# The provider libraries og loads from its own folder when a model asks for them.
+_PROVIDER_LIBRARIES = {"cuda": {"linux": "libonnxruntime-genai-cuda.so", "win32": "onnxruntime-genai-cuda.dll"}}
+
+
+def _missing_provider_library(device: str) -> str | None:
+    """og's reason for failing ``device`` when its library is not installed beside og, without asking og."""
+    name = _PROVIDER_LIBRARIES.get(device, {}).get("win32" if sys.platform == "win32" else sys.platform)
+    if name is None:
+        return None
+    import importlib.util
+
+    spec = importlib.util.find_spec("onnxruntime_genai")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not folders or any(os.path.exists(os.path.join(folder, name)) for folder in folders):
+        return None
+    return f"Cuda interface not available: {name} is not installed (this is not a CUDA build of onnxruntime-genai)"
 
 
 def _short_reason(exc: BaseException) -> str:

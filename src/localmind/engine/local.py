@@ -59,7 +59,7 @@ from localmind.engine.types import (
     TurnFinished,
     TurnStats,
 )
-from localmind.engine.validate import ModelFolder, explain_og_error, validate_model_folder
+from localmind.engine.validate import ModelFolder, check_tokenizer_file, explain_og_error, validate_model_folder
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
@@ -182,6 +182,7 @@ class LocalEngine:
         self._eos: set[int] = set()
         self._bos: int | None = None  # set when the tokenizer puts a BOS in front of every encode (Llama 3)
         self._budget = 0
+        self._capacity = 0  # og's max_length for the Generator to come (its KV buffer is allocated up front)
         self._chunk = 128
         self._cache = _Cache()
         self._options = LoadOptions()
@@ -192,7 +193,7 @@ class LocalEngine:
     def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
         options = options or LoadOptions()
         started = time.perf_counter()
-        folder = validate_model_folder(model_dir, variant=options.variant, device=options.device)
+        folder = validate_model_folder(model_dir, variant=options.variant, device=options.device, read_tokenizer=False)
         self.unload()
         import onnxruntime_genai as og
 
@@ -215,6 +216,7 @@ class LocalEngine:
         try:
             tokenizer = og.Tokenizer(model)
         except Exception as exc:
+            check_tokenizer_file(folder.path)  # a damaged tokenizer.json: say which file and what is wrong
             raise ModelLoadError(
                 f"The tokenizer in {folder.path} could not be loaded.", hint=f"(onnxruntime-genai said: {exc})"
             ) from exc
@@ -229,7 +231,7 @@ class LocalEngine:
         self._bos = _automatic_bos(tokenizer)
         eos_cfg = folder.config["model"].get("eos_token_id")
         self._eos |= {int(t) for t in (eos_cfg if isinstance(eos_cfg, list) else [eos_cfg]) if isinstance(t, int)}
-        self._budget = budget
+        self._budget = self._capacity = budget
         self._chunk = max(1, options.prefill_chunk)
         self._options = options
         try:
@@ -253,6 +255,7 @@ class LocalEngine:
             load_s=time.perf_counter() - started,
             warnings=tuple(warnings),
             memory_bytes=resident_bytes(),
+            kv_bytes_per_token=kv_bytes_per_token(folder, device),
         )
         return self.info
 
@@ -367,16 +370,34 @@ class LocalEngine:
 
     def _new_generator(self) -> Any:
         params = self._og.GeneratorParams(self._model)
-        params.set_search_options(max_length=self._budget, do_sample=False)
+        params.set_search_options(max_length=self._capacity, do_sample=False)
         return self._og.Generator(self._model, params)
+
+    def reserve_cache(self) -> None:
+        """Allocate og's KV buffer now rather than at the first message (og does it when a Generator is made:
+        ~0.1 s per 200 MB). For a caller with idle time after a load: the engine child, between its answer to
+        ``load`` and the first request."""
+        if self._model is not None and self._generator is None and not self._options.single_turn:
+            self._generator = self._new_generator()
+
+    def _size_cache_for(self, tokens: int) -> bool:
+        """A single-turn engine sizes og's KV buffer to the turn (``tokens``); False if the cache must be re-read."""
+        if not self._options.single_turn:
+            return True
+        need = min(self._budget, tokens)
+        if self._generator is None:
+            self._capacity = need
+            return True
+        return need <= self._capacity
 
     def _rewind(self, text_len: int, token_count: int, keep: int = 0) -> None:
         """Back to the aligned point (``text_len``, ``token_count``), keeping ``keep`` unmarked tokens after it."""
         target = token_count + keep
+        if target == 0 and self._generator is not None and self._og_length() == 0:
+            self._cache = _Cache()  # og holds nothing yet (a reserved buffer): keep it, nothing to rewind
+            return
         if self._generator is None or target == 0:
-            self._generator = None
-            self._pending_rewind = None
-            self._cache = _Cache()
+            self._drop()
             return
         if target > int(self._generator.token_count()):
             # og holds fewer tokens than the record says (they were never appended): nothing can be kept.
@@ -389,6 +410,12 @@ class LocalEngine:
             # graphs that concatenate KV (onnx-community exports; tests/unit/formats/test_exact.py).
             self._pending_rewind = target
         self._cache.truncate(text_len, token_count, keep)
+
+    def _drop(self) -> None:
+        """Forget the cache and og's Generator (after an error og's state is not to be trusted, nor asked)."""
+        self._generator = None
+        self._pending_rewind = None
+        self._cache = _Cache()
 
     def _append(self, tokens: list[int]) -> None:
         if self._generator is None:
@@ -491,11 +518,14 @@ class LocalEngine:
         kept, prompt, _, dropped = self.fit_to_budget(messages, options)
         reused, pieces = self._plan(prompt, self._message_ends(kept, prompt), speculative=False)
         new_count = sum(len(tokens) for _, tokens in pieces)
-        if reused + new_count + self.min_reply_reserve > self._budget and reused:
-            # Encoding piece by piece came out longer than the budget allows: start from scratch.
-            self._rewind(0, 0)
+        fits = self._size_cache_for(reused + new_count + options.max_new_tokens + 1)
+        if (reused + new_count + self.min_reply_reserve > self._budget and reused) or not fits:
+            # Encoding piece by piece came out longer than the budget allows, or a single turn's buffer is too
+            # small for this one: start from scratch.
+            self._drop()
             reused, pieces = 0, [(len(prompt), self._encode(prompt))]
             new_count = len(pieces[0][1])
+            self._size_cache_for(new_count + options.max_new_tokens + 1)
         guided = options.json_schema is not None
         if guided:  # the cache is empty (see _constrained): the whole prompt is read into this turn's generator
             self._generator = self._grammar_generator(options, reused + new_count)
@@ -526,7 +556,7 @@ class LocalEngine:
                 self._cache.text = prompt[:end]
                 self._cache.mark()
         except Exception as exc:
-            self._rewind(0, 0)
+            self._drop()
             if self._can_fall_back():
                 yield from self._answer_on_cpu(messages, options, exc)
                 return
@@ -548,7 +578,9 @@ class LocalEngine:
                 if self._cancel.is_set():
                     reason = FinishReason.CANCELLED
                     break
-                if len(generated) >= options.max_new_tokens or len(self._cache.tokens) >= self._budget:
+                if len(generated) >= options.max_new_tokens or len(self._cache.tokens) >= min(
+                    self._budget, self._capacity
+                ):
                     reason = FinishReason.LENGTH
                     break
                 if guided:
@@ -581,7 +613,7 @@ class LocalEngine:
                     self._append([token])
         except Exception as exc:
             if not generated and self._can_fall_back():
-                self._rewind(0, 0)
+                self._drop()
                 yield from self._answer_on_cpu(messages, options, exc)
                 return
             reason, error = FinishReason.ERROR, f"The model failed while answering: {exc}"
@@ -597,9 +629,9 @@ class LocalEngine:
                 # Text and tokens do not line up at the end (a character split across tokens): forget the reply.
                 self._rewind(len(prompt), self._cache.token_marks[-1])
         else:
-            self._rewind(0, 0)
+            self._drop()
         if not self._in_step():
-            self._rewind(0, 0)
+            self._drop()
         decode_s = time.perf_counter() - first_token_at if first_token_at else 0.0
         yield TurnFinished(reason, stats(len(generated), first_token_at, decode_s), error=error)
 
@@ -629,7 +661,7 @@ class LocalEngine:
         """
         self._require_model()
         epoch = self.typeahead_epoch() if epoch is None else epoch
-        if self.typeahead_epoch() != epoch:
+        if self.typeahead_epoch() != epoch or self._options.single_turn:  # nothing to prepare for
             return len(self._cache.tokens)
         history = list(messages)
         probe = [*history, ChatMessage("user", _DRAFT_MARK)]
@@ -659,7 +691,7 @@ class LocalEngine:
                 self._cache.text = text[:end]
                 self._cache.mark()
         if not self._in_step():
-            self._rewind(0, 0)
+            self._drop()
         return len(self._cache.tokens)
 
     def _plan(self, prompt: str, ends: list[int], *, speculative: bool) -> tuple[int, list[tuple[int, list[int]]]]:
@@ -688,10 +720,10 @@ class LocalEngine:
         try:
             self._rewind(text_len, token_count, keep=common)
         except Exception:
-            self._rewind(0, 0)
+            self._drop()
             return self._plan(prompt, ends, speculative=speculative) if token_count else (0, pieces)
         if not self._in_step():
-            self._rewind(0, 0)  # out of step: read the whole prompt again rather than trust either side
+            self._drop()  # out of step: read the whole prompt again rather than trust either side
             return self._plan(prompt, ends, speculative=speculative) if token_count else (0, pieces)
         # Pieces wholly covered by the kept tokens are marked as read; the rest is what is left to append.
         left: list[tuple[int, list[int]]] = []
@@ -731,6 +763,22 @@ class LocalEngine:
         )
         for event in self._turn(messages, options):
             yield dataclasses.replace(event, reloaded=self.info) if isinstance(event, TurnFinished) else event
+
+
+def kv_bytes_per_token(folder: ModelFolder, device: str) -> int:
+    """Bytes of og's KV cache per token of context: keys and values of every layer, in the graph's float type.
+
+    The float type is not read from the graph (that costs start-up time): fp32 on the CPU (og's int4 and q4
+    models keep fp32 inputs), fp16 for fp16/bf16 variants and on GPUs (their builds use fp16 inputs).
+    """
+    decoder = folder.config.get("model", {}).get("decoder", {})
+    try:
+        layers, heads = int(decoder["num_hidden_layers"]), int(decoder["num_key_value_heads"])
+        head_size = int(decoder.get("head_size") or int(decoder["hidden_size"]) // int(decoder["num_attention_heads"]))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return 0
+    half = device != "cpu" or (folder.variant or "").lower() in ("fp16", "bf16")
+    return layers * 2 * heads * head_size * (2 if half else 4)
 
 
 def _explain_load_error(exc: BaseException, folder: ModelFolder, requested: str) -> ModelLoadError:

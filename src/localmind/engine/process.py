@@ -135,6 +135,8 @@ def _serve(
                 return
             if command == "load":
                 conn.send(("ok", engine.load(*args)))
+                engine.reserve_cache()  # while the parent gets ready: the first message does not wait for it
+                heartbeat.beat()
             elif command == "unload":
                 engine.unload()
                 conn.send(("ok", None))
@@ -402,6 +404,28 @@ class EngineProcess:
         self._last_load = (model_dir, options)
         self.info = info
         return info
+
+    def start_load(self, model_dir: str, options: LoadOptions | None = None) -> None:
+        """Send ``load`` and return at once: the child imports og and loads while the caller gets on with its own
+        start-up (``localmind serve`` imports its web server meanwhile). ``wait_loaded`` (or any later call)
+        reads the answer."""
+        options = options or LoadOptions()
+        with self._locked():
+            with contextlib.suppress(UserFacingError):  # a model being replaced that failed to reload: no matter
+                self._settle_pending_load(cancellable=False)
+            conn = self._ensure_started()
+            self._pending_beats = self._send(conn, ("load", model_dir, options))
+            self._pending_load = True
+            self._last_load = (model_dir, options)
+            self.info = None
+
+    def wait_loaded(self) -> LoadInfo:
+        """The answer to ``start_load``: its LoadInfo, or its error."""
+        with self._locked():
+            self._settle_pending_load(cancellable=False)
+        if self.info is None:
+            raise EngineError("No model is loaded.", hint="Open a model first.")
+        return self.info
 
     def unload(self) -> None:
         self._last_load = None

@@ -58,6 +58,9 @@ class LoadOptions:
     context_budget: int | None = None  # None: min(model context, 4096)
     prefill_chunk: int = 128
     variant: str | None = None  # onnx-community folders: "q4", "fp16", ... (None: the best for the device)
+    # One turn and done (``localmind chat --prompt``): og's KV buffer is sized to that turn's prompt and reply
+    # instead of the whole context budget (og allocates it up front: time and memory at every start).
+    single_turn: bool = False
 
 
 class FinishReason(str, enum.Enum):
@@ -82,6 +85,9 @@ class LoadInfo:
     load_s: float = 0.0
     warnings: tuple[str, ...] = field(default_factory=tuple)
     memory_bytes: int = 0  # the engine process's resident memory right after the load (0: unknown)
+    # Memory og's KV cache takes per token of context (0: unknown); the context budget's worth is reserved when
+    # the first message is read.
+    kv_bytes_per_token: int = 0
 
 
 @dataclass(frozen=True)

@@ -79,15 +79,21 @@ def _find_model_subfolders(folder: Path, limit: int = 5) -> list[Path]:
     return found
 
 
-def validate_model_folder(folder: str | Path, *, variant: str | None = None, device: str = "auto") -> ModelFolder:
+def validate_model_folder(
+    folder: str | Path, *, variant: str | None = None, device: str = "auto", read_tokenizer: bool = True
+) -> ModelFolder:
     """Return what LocalMind needs to know about ``folder`` or raise :class:`ModelLoadError`.
 
     An onnx-community / Optimum export (config.json + onnx/*.onnx, no genai_config.json) is prepared first:
     LocalMind builds a loadable folder in its data folder (the user's folder is never written) with the
     ``variant`` asked for, or the best one for ``device``.
+
+    ``read_tokenizer=False`` skips parsing tokenizer.json (3-10 MB, 0.1-0.4 s): the engine's load does, since og
+    reads the file anyway and fails cleanly on a damaged one (then ``check_tokenizer_file`` says what is wrong).
     """
     path = Path(folder).expanduser()
-    if path.is_dir():
+    # A folder with its own genai_config.json is og's layout: importing the formats code would cost start-up time.
+    if path.is_dir() and (variant or not (path / CONFIG_NAME).is_file()):
         from localmind.engine.formats import prepare
 
         if variant and not (path / "config.json").is_file():
@@ -152,10 +158,8 @@ def validate_model_folder(folder: str | Path, *, variant: str | None = None, dev
         )
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
         raise ModelLoadError(f"tokenizer.json is missing from {path}.", hint=_REDOWNLOAD)
-    if (path / "tokenizer.json").is_file():
-        tokenizer = _read_json(path / "tokenizer.json", "the tokenizer")
-        if not isinstance(tokenizer, dict) or "model" not in tokenizer:
-            raise ModelLoadError(f'tokenizer.json in {path} is not a tokenizer (no "model" section).', hint=_REDOWNLOAD)
+    if read_tokenizer:
+        check_tokenizer_file(path)
     template, source = _chat_template(path)
     context = model.get("context_length")
     if not isinstance(context, int) or context <= 0:
@@ -169,6 +173,16 @@ def validate_model_folder(folder: str | Path, *, variant: str | None = None, dev
         chat_template=template,
         chat_template_source=source,
     )
+
+
+def check_tokenizer_file(path: Path) -> None:
+    """Raise ModelLoadError naming what is wrong with ``path``/tokenizer.json, if anything (after og failed on it)."""
+    tokenizer_file = path / "tokenizer.json"
+    if not tokenizer_file.is_file():
+        return
+    tokenizer = _read_json(tokenizer_file, "the tokenizer")
+    if not isinstance(tokenizer, dict) or "model" not in tokenizer:
+        raise ModelLoadError(f'tokenizer.json in {path} is not a tokenizer (no "model" section).', hint=_REDOWNLOAD)
 
 
 def _references_external_data(onnx_file: Path, data_name: str) -> bool:

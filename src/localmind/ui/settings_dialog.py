@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from localmind.engine.types import LoadInfo
 from localmind.settings import (
     CONTEXT_BUDGET_RANGE,
     GENERATION_KEYS,
@@ -94,9 +95,11 @@ class SettingsDialog(QDialog):
         *,
         has_conversation: bool,
         tasks: TaskRunner | None = None,
+        loaded_model: LoadInfo | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self._loaded_model = loaded_model  # what the context size costs is shown for it
         self.setObjectName("SettingsDialog")
         self.setMinimumSize(560, 640)
         self._app = dataclasses.replace(app_settings, generation=dataclasses.replace(app_settings.generation))
@@ -224,6 +227,11 @@ class SettingsDialog(QDialog):
         self.language_note.setWordWrap(True)
         self.device_combo = QComboBox()
         self.context_budget = _int(CONTEXT_BUDGET_RANGE[0], 131072, 256)
+        self.context_memory = QLabel()  # what the context size costs in memory, for the loaded model
+        self.context_memory.setObjectName("HelpText")
+        self.context_memory.setWordWrap(True)
+        self.context_memory.setTextFormat(Qt.TextFormat.PlainText)  # it names the model
+        self.context_budget.valueChanged.connect(self._show_context_memory)
         self.threads = _int(0, 256)
         self.prepare_replies = QCheckBox()
         self.engine_note = QLabel()
@@ -250,6 +258,7 @@ class SettingsDialog(QDialog):
         self.device_label, self.context_label, self.threads_label = QLabel(), QLabel(), QLabel()
         engine.addRow(self.device_label, self.device_combo)
         engine.addRow(self.context_label, self.context_budget)
+        engine.addRow("", self.context_memory)
         engine.addRow(self.threads_label, self.threads)
         engine.addRow("", self.engine_note)
         engine.addRow("", self.prepare_replies)  # below the note: it does not reload the model
@@ -461,6 +470,7 @@ class SettingsDialog(QDialog):
                 "press Enter. Off while the computer runs on battery."
             )
         )
+        self._show_context_memory()
         self.language_note.setText(self.tr("The language changes at once; a few parts follow after a restart."))
         self.engine_note.setText(
             self.tr(
@@ -468,10 +478,42 @@ class SettingsDialog(QDialog):
             )
         )
 
+    def _show_context_memory(self) -> None:
+        """The KV cache's price: og reserves memory for the whole context size when the model loads."""
+        model, tokens = self._loaded_model, self.context_budget.value()
+        if model is None or model.kv_bytes_per_token <= 0:
+            self.context_memory.setText(
+                self.tr("The memory a context takes depends on the model: load one to see it here.")
+            )
+            return
+        used = min(tokens, model.context_length) if model.context_length else tokens
+        text = self.tr(
+            "{model}: {tokens} tokens of context take {size} of memory ({per_token} per token), reserved as "
+            "soon as the model is loaded, on top of the model itself."
+        ).format(
+            model=model.model_name,
+            tokens=f"{used:,}",
+            size=_size(used * model.kv_bytes_per_token),
+            per_token=_size(model.kv_bytes_per_token),
+        )
+        if model.context_length and tokens > model.context_length:
+            text += " " + self.tr("This model reads at most {tokens} tokens.").format(
+                tokens=f"{model.context_length:,}"
+            )
+        self.context_memory.setText(text)
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+
+def _size(count: int) -> str:
+    if count >= 1 << 30:
+        return f"{count / (1 << 30):.1f} GB"
+    if count >= 1 << 20:
+        return f"{count / (1 << 20):.0f} MB"
+    return f"{count / (1 << 10):.0f} KB"
 
 
 def defaults_differ(a: GenerationDefaults, b: GenerationDefaults) -> bool:

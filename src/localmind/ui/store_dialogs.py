@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from localmind import APP_NAME, paths
 from localmind.core import backup, recovery
 from localmind.core.conversations import ImportResult
-from localmind.core.store import BUSY, DAMAGED, FULL, NEWER, READ_ONLY, ConversationStore, StoreError
+from localmind.core.store import BUSY, DAMAGED, FULL, NEWER, READ_ONLY, WHEN_DUE, ConversationStore, StoreError
 from localmind.errors import UserFacingError
 from localmind.models.reply_saver import ReplySaver
 
@@ -233,7 +233,7 @@ def open_store(ask_user: object = None) -> ConversationStore | None:
     read_only = False
     while True:
         try:
-            return ConversationStore(check=True, read_only=read_only, busy_timeout_ms=GUI_BUSY_TIMEOUT_MS)
+            return ConversationStore(check=WHEN_DUE, read_only=read_only, busy_timeout_ms=GUI_BUSY_TIMEOUT_MS)
         except StoreError as exc:
             log.warning("The conversation database cannot be opened: %s", exc)
             headline, detail, choices = startup_problem(exc)
