@@ -1,20 +1,36 @@
 """LocalMind: a private AI chat app that runs small language models on your own computer."""
 
-from typing import Any
+import os
+import sys
 
 APP_NAME = "LocalMind"
+_FALLBACK_VERSION = "0.1.0"  # a source tree or a frozen bundle without metadata
 
 
-def __getattr__(name: str) -> Any:
-    # The version is read from the package metadata only when asked: importlib.metadata costs ~60 ms at every
-    # start of the terminal commands, which print it only for --version.
-    if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+def _installed_version() -> str:
+    """The version in the installed package's metadata (``localmind-X.dist-info/METADATA``).
 
+    Read directly rather than through importlib.metadata: importing that (and the email parser it brings) cost
+    60-100 ms of every start of the window and of the terminal commands (issue 12).
+    """
+    for entry in sys.path:
         try:
-            found = version("localmind")
-        except PackageNotFoundError:  # running from a source tree or a frozen bundle without metadata
-            found = "0.1.0"
-        globals()["__version__"] = found
-        return found
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+            names = os.listdir(entry or ".")
+        except OSError:  # a zip archive (frozen) or a folder that is gone
+            continue
+        for name in names:
+            if not (name.startswith("localmind-") and name.endswith(".dist-info")):
+                continue
+            try:
+                with open(os.path.join(entry, name, "METADATA"), encoding="utf-8") as metadata:
+                    for line in metadata:
+                        if line.startswith("Version:"):
+                            return line.split(":", 1)[1].strip()
+                        if not line.strip():  # the headers end here
+                            break
+            except OSError:
+                continue
+    return _FALLBACK_VERSION
+
+
+__version__ = _installed_version()

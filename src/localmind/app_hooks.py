@@ -42,6 +42,7 @@ ENV_AUTOCHAT = "LOCALMIND_TEST_AUTOCHAT"  # send this prompt, and again whenever
 ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each piece of text (a slow model)
 ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
 ENV_REPORT = "LOCALMIND_TEST_REPORT"  # write what the window shows to this JSON file once started, then quit
+ENV_LOAD_GATE = "LOCALMIND_TEST_LOAD_GATE"  # a model load waits until this file exists (a model slow to load)
 
 
 def _package_dir() -> Path:
@@ -63,13 +64,24 @@ def active() -> bool:
 
 
 class SlowedEngine:
-    """Wraps an engine so each piece of text comes ``delay_s`` later: a model slow enough to kill mid-reply."""
+    """Wraps an engine so each piece of text comes ``delay_s`` later (a model slow enough to kill mid-reply), and
+    each load waits until ``load_gate`` exists (a model that loads exactly as long as a test types into the window)."""
 
-    def __init__(self, inner: ChatEngine, delay_s: float) -> None:
+    def __init__(self, inner: ChatEngine, delay_s: float, load_gate: str | None = None) -> None:
         self.inner = inner
         self.delay_s = delay_s
+        self.load_gate = Path(load_gate) if load_gate else None
+
+    def __getattr__(self, name: str) -> object:
+        # Type-ahead (prefill, typeahead_epoch, preempt_prefill) goes straight to the engine.
+        if name in ("prefill", "typeahead_epoch", "preempt_prefill"):
+            return getattr(self.inner, name)
+        raise AttributeError(name)
 
     def load(self, model_dir: str, options: LoadOptions) -> LoadInfo:
+        deadline = time.monotonic() + 300
+        while self.load_gate is not None and not self.load_gate.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
         return self.inner.load(model_dir, options)
 
     def unload(self) -> None:
@@ -86,21 +98,21 @@ class SlowedEngine:
 
     def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
         for event in self.inner.generate(messages, options):
-            if isinstance(event, TextDelta):
+            if isinstance(event, TextDelta) and self.delay_s:
                 time.sleep(self.delay_s)
             yield event
 
 
 def slowed_engine_factory() -> Callable[[], ChatEngine] | None:
-    """The engine process behind a delay when ``ENV_TOKEN_DELAY`` is set, else ``None`` (the default engine)."""
-    delay = os.environ.get(ENV_TOKEN_DELAY)
-    if not delay or not active():
+    """The engine process behind a delay when ``ENV_TOKEN_DELAY`` or ``ENV_LOAD_GATE`` is set, else ``None``."""
+    delay, gate = os.environ.get(ENV_TOKEN_DELAY), os.environ.get(ENV_LOAD_GATE)
+    if not (delay or gate) or not active():
         return None
 
     def build() -> ChatEngine:
         from localmind.engine.process import EngineProcess
 
-        return SlowedEngine(EngineProcess(), float(delay))
+        return SlowedEngine(EngineProcess(), float(delay or 0), gate)
 
     return build
 
@@ -127,6 +139,8 @@ def install(mind: LocalMind) -> None:
         session.reply_delta.connect(on_delta)
         session.turn_finished.connect(lambda _stats: emit("finished", f"{time.time():.4f}"))
         mind.service.loaded.connect(lambda _info: emit("loaded", f"{time.time():.4f}"))
+        mind.service.prefilled.connect(lambda tokens: emit("prefilled", f"{time.time():.4f}", tokens))
+        _trace_first_paint(mind, emit)
     if prompt:
 
         def send_again() -> None:
@@ -157,3 +171,20 @@ def install(mind: LocalMind) -> None:
             mind.window.close()
 
         QTimer.singleShot(0, write_report)
+
+
+def _trace_first_paint(mind: LocalMind, emit: Callable[..., None]) -> None:
+    """Print "painted <time>" when the window first paints (bench/firstpaint.py reads it)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    window = mind.window
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and getattr(watched, "window", lambda: None)() is window:
+                emit("painted", f"{time.time():.4f}")
+                mind.qapp.removeEventFilter(self)
+            return False
+
+    watcher = FirstPaint(window)
+    mind.qapp.installEventFilter(watcher)

@@ -14,21 +14,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from localmind import APP_NAME, paths
+from localmind import APP_NAME, __version__, paths
 from localmind.errors import UserFacingError
 
 # og reads this when the library loads: opt out of its telemetry before anything imports it.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-
-
-class _VersionAction(argparse.Action):
-    """--version, reading the version only when asked (the metadata lookup costs every command's start-up)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        import localmind
-
-        print(f"{APP_NAME} {localmind.__version__}")
-        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="localmind",
         description=f"{APP_NAME}: a private AI chat that runs on your own computer.",
     )
-    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
+    parser.add_argument("--version", action="version", version=f"{APP_NAME} {__version__}")
     parser.add_argument(
         "--data-dir",
         metavar="DIR",

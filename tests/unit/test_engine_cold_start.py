@@ -84,6 +84,14 @@ def test_the_terminal_chat_imports_no_window_web_server_or_metadata(tiny_model: 
     assert "localmind.engine.formats.prepare" not in loaded
 
 
+def test_the_version_is_the_installed_metadata_s() -> None:
+    from importlib.metadata import version
+
+    import localmind
+
+    assert localmind.__version__ == version("localmind")
+
+
 def test_version_is_still_printed(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "localmind", "--version"], capture_output=True, text=True, timeout=60, check=False

@@ -8,7 +8,7 @@ import platform
 import sys
 from typing import Any
 
-from localmind import APP_NAME, paths
+from localmind import APP_NAME, __version__, paths
 
 
 def register(sub: Any) -> None:
@@ -30,7 +30,7 @@ def collect(model: str | None = None) -> dict[str, Any]:
     from localmind.engine.devices import DEVICE_LABELS, PROVIDERS, candidate_devices, physical_cores
 
     report: dict[str, Any] = {
-        "localmind": pkg("localmind") or "0.1.0",
+        "localmind": __version__,
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.release()} ({platform.machine()})",
         "onnxruntime_genai": next(

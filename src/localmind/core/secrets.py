@@ -13,9 +13,7 @@ import contextlib
 import enum
 import logging
 import threading
-
-import keyring
-import keyring.errors
+from typing import Any
 
 SERVICE = "LocalMind"
 HF_TOKEN_NAME = "huggingface-token"
@@ -32,8 +30,16 @@ _session: dict[str, str] = {}
 _lock = threading.Lock()
 
 
+def _keyring() -> Any:
+    """keyring, imported when a token is first asked for: it costs the window's start-up ~50-200 ms (issue 12)."""
+    import keyring
+    import keyring.errors
+
+    return keyring
+
+
 def _usable_backend() -> bool:
-    backend = keyring.get_keyring()
+    backend = _keyring().get_keyring()
     module = type(backend).__module__
     if module.startswith(("keyring.backends.fail", "keyrings.alt", "keyring.backends.null")):
         return False
@@ -48,6 +54,7 @@ def set_token(token: str, name: str = HF_TOKEN_NAME) -> TokenStore:
     if not token:
         raise ValueError("empty token")
     with _lock:
+        keyring = _keyring()
         if _usable_backend():
             try:
                 keyring.set_password(SERVICE, name, token)
@@ -68,8 +75,10 @@ def get_token(name: str = HF_TOKEN_NAME) -> str | None:
             return _session[name]
         if not _usable_backend():
             return None
+        keyring = _keyring()
         try:
-            return keyring.get_password(SERVICE, name)
+            found = keyring.get_password(SERVICE, name)
+            return str(found) if found is not None else None
         except keyring.errors.KeyringError:
             return None
 
@@ -77,6 +86,7 @@ def get_token(name: str = HF_TOKEN_NAME) -> str | None:
 def delete_token(name: str = HF_TOKEN_NAME) -> None:
     with _lock:
         _session.pop(name, None)
+        keyring = _keyring()
         if _usable_backend():
             with contextlib.suppress(keyring.errors.KeyringError):  # nothing stored there: already deleted
                 keyring.delete_password(SERVICE, name)

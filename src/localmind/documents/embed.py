@@ -17,9 +17,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from localmind import paths
 from localmind.errors import UserFacingError
@@ -32,7 +30,10 @@ MAX_TOKENS = 512
 BATCH = 16
 CACHE_SIZE = 2048
 
-Vector = np.ndarray[Any, np.dtype[np.float32]]
+if TYPE_CHECKING:  # numpy is imported when texts are embedded: the window's start-up does not need it (issue 12)
+    import numpy as np
+
+    Vector = np.ndarray[Any, np.dtype[np.float32]]
 
 
 class EmbeddingModelError(UserFacingError):
@@ -277,6 +278,8 @@ class Embedder:
         return [v for v in out if v is not None]
 
     def _run(self, encodings: list[Any]) -> list[Vector]:
+        import numpy as np
+
         width = max(1, max(len(e.ids) for e in encodings))
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)

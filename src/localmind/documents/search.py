@@ -15,12 +15,13 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from localmind.documents.chunking import search_text
 from localmind.documents.index import DocumentIndex
+
+if TYPE_CHECKING:  # imported where vectors are read: the window's start-up does not need numpy (issue 12)
+    import numpy as np
 
 RRF_K = 60
 CANDIDATES = 50  # from each retriever, before fusion
@@ -273,6 +274,8 @@ class Retriever:
     def _vectors(self, model: str) -> tuple[np.ndarray[Any, np.dtype[np.float32]], np.ndarray[Any, np.dtype[np.int64]]]:
         key = (self.index.generation(), model)
         if self._matrix is None or self._matrix_ids is None or key != self._matrix_key:
+            import numpy as np
+
             db = self.index.db
             count = int(db.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0])
             first = db.execute("SELECT vector FROM vectors WHERE model = ? LIMIT 1", (model,)).fetchone()
@@ -299,6 +302,8 @@ class Retriever:
         limit: int = CANDIDATES,
         min_similarity: float | None = None,
     ) -> list[tuple[int, float]]:
+        import numpy as np
+
         matrix, ids = self._vectors(embedder.model_id)
         return _nearest(matrix, ids, query, embedder, limit, min_similarity)
 

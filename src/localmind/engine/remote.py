@@ -18,10 +18,8 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx2 as httpx
 
 from localmind.engine.types import (
     ChatEngine,
@@ -37,6 +35,14 @@ from localmind.engine.types import (
     TurnFinished,
     TurnStats,
 )
+from localmind.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import httpx2 as httpx
+else:
+    # The window builds its engine router at start-up; only a remote model needs the HTTP client, whose import
+    # took 70-350 ms of the first paint (issue 12).
+    httpx = lazy_module("httpx2")
 
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 300.0  # a big model on a busy server may think for minutes before its first token

@@ -1,0 +1,62 @@
+"""Typing into the real window while the model still loads (issue 12: first paint with the model loading behind it).
+
+The model's load is held back by a test switch (``LOCALMIND_TEST_LOAD_GATE``: the load waits until a file exists)
+so the test, not the machine's speed, decides when it ends. Real X key events: the words typed while it loads stay
+in the message box (Enter meanwhile only says the model is loading); once the model is ready the engine reads the
+chat and the typed message ahead without another key press (type-ahead), and Enter sends exactly what was typed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from localmind.app_hooks import ENV_ENABLE, ENV_LOAD_GATE, ENV_TRACE
+from tests.helpers.app_window import tiny_reply
+from tests.helpers.xwindow import x_display
+
+pytestmark = pytest.mark.slow
+
+MESSAGE = "While the model loads I type this question about cats and dogs, and then I wait for it."
+
+
+def _traced(output: str, what: str) -> list[str]:
+    return [line for line in output.splitlines() if line.split()[:1] == [what]]
+
+
+def test_text_typed_while_the_model_loads_is_kept_read_ahead_and_sent(tmp_path: Path, tiny_model: Path) -> None:
+    gate = tmp_path / "model-may-load"
+    env = {ENV_ENABLE: "1", ENV_TRACE: "1", ENV_LOAD_GATE: str(gate)}
+    with x_display() as x:
+        app = x.start_app(tmp_path / "data", tiny_model, env=env)  # returns once the window is on screen
+        app.wait_until(lambda: _traced(app.output(), "painted"), 30, "the window's first paint")
+        assert not _traced(app.output(), "loaded")  # painted with the model still loading
+        app.activate()
+        x.type(MESSAGE, delay_ms=15)
+        x.key("Return")  # too early: the window says the model is loading and keeps the text
+        time.sleep(0.5)  # for the screenshot only: let the notice paint
+        x.screenshot(tmp_path / "typing-while-loading.png", app.window)
+        assert app.messages() == []  # nothing was sent
+        assert not _traced(app.output(), "loaded")
+
+        gate.touch()  # the model may load now
+        app.wait_model_loaded(tiny_model)
+        # Without another key press, the engine reads the chat and the kept message ahead.
+        app.wait_until(lambda: _traced(app.output(), "prefilled"), 60, "type-ahead of the kept message")
+        app.activate()
+        x.key("Return")
+        app.wait_until(
+            lambda: app.messages("assistant") and app.messages()[-1][2] == "complete", 60, "the reply to finish"
+        )
+        ((_role, sent, status),) = app.messages("user")
+        assert sent.rstrip("\n") == MESSAGE and status == "complete"  # the line break is Enter's, pressed too early
+        assert app.messages("assistant")[0][1] == tiny_reply(tiny_model, [("user", sent)])
+        ((raw,),) = app.query("SELECT stats FROM messages WHERE role = 'assistant'")
+        stats = json.loads(raw)
+        assert stats["reused_tokens"] > 20  # read while the user was not typing: after the load, before Enter
+        # Left for after Enter: the last words (a margin kept because a word may still change), Enter's line break,
+        # the end of the user's turn and the reply header.
+        assert stats["prompt_tokens"] - stats["reused_tokens"] <= 16
