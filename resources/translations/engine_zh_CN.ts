@@ -68,11 +68,11 @@
     </message>
     <message>
         <source>{model}: {tokens} tokens of context take {size} of memory ({per_token} per token), reserved as soon as the model is loaded, on top of the model itself.</source>
-        <translation>{model}：{tokens} 个词元的上下文占用 {size} 内存（每个词元 {per_token}），模型加载后立即预留，另加模型本身占用的内存。</translation>
+        <translation>{model}：{tokens} 个 token 的上下文占用 {size} 内存（每个 token {per_token}），模型加载后立即预留，另加模型本身占用的内存。</translation>
     </message>
     <message>
         <source>This model reads at most {tokens} tokens.</source>
-        <translation>此模型最多读取 {tokens} 个词元。</translation>
+        <translation>此模型最多读取 {tokens} 个 token。</translation>
     </message>
 </context>
 </TS>

@@ -135,7 +135,7 @@ def test_the_context_size_says_what_it_costs_in_memory_for_the_loaded_model(
     mind.translations.apply("zh_CN")
     d = mind.open_settings()
     d.context_budget.setValue(1024)
-    assert "1,024 个词元的上下文占用" in d.context_memory.text()
+    assert "1,024 个 token 的上下文占用" in d.context_memory.text()
     d.reject()
     mind.translations.apply("en")
 

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from localmind.settings import Settings
-from localmind.workers.typeahead import IDLE_MS
+from localmind.workers.typeahead import IDLE_MS, WORD_MS
 from tests.helpers.app_window import Launch, greedy_settings, launch_fixture, send_and_wait, stored, tiny_reply
 
 pytestmark = pytest.mark.gui
@@ -132,3 +132,26 @@ def test_the_setting_turns_it_off(qtbot: Any, launch: Launch, tiny_model: Path) 
     press_enter_and_wait(qtbot, mind)
     assert stored(mind)[-1] == ("assistant", tiny_reply(tiny_model, [("user", QUESTION)]), "complete")
     assert last_stats(mind)["reused_tokens"] == 0
+
+
+def test_finished_words_are_read_while_typing_without_pauses(qtbot: Any, launch: Launch, tiny_model: Path) -> None:
+    """A person typing steadily never pauses for the idle time; each finished word is read soon after its space."""
+    mind = launch()
+    box = mind.window.composer.input
+    box.setFocus()
+    gap = (IDLE_MS + WORD_MS) // 2  # shorter than a pause, longer than the wait after a word
+    words = QUESTION.split(" ")
+    mind.typeahead.stop()  # the empty chat's read, asked for when the model was ready: done now, counted before
+    wait_prepared(qtbot, mind)
+    before = mind.typeahead.requests
+    for word in words[:-1]:
+        qtbot.keyClicks(box, word + " ")
+        qtbot.wait(gap)
+    asked_while_typing = mind.typeahead.requests - before
+    qtbot.keyClicks(box, words[-1])
+    assert asked_while_typing > 0
+    wait_prepared(qtbot, mind)
+    press_enter_and_wait(qtbot, mind)
+    assert stored(mind)[-1] == ("assistant", tiny_reply(tiny_model, [("user", QUESTION)]), "complete")
+    stats = last_stats(mind)
+    assert stats["prompt_tokens"] - stats["reused_tokens"] <= 12

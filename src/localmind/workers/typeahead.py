@@ -28,6 +28,9 @@ from localmind.engine.types import ChatMessage
 from localmind.workers.inference import InferenceService
 
 IDLE_MS = 300
+# After a space or a new line: a word is finished, so what the engine may read ahead has grown. Reading it at once,
+# not at the next pause, leaves a person typing without pauses only the last words to read after Enter.
+WORD_MS = 100
 BATTERY_CHECK_S = 60.0
 
 
@@ -63,9 +66,10 @@ class TypeAhead(QObject):
         return self._enabled() and self._service.can_prefill and not self._on_battery()
 
     def text_changed(self) -> None:
-        """The composer's text changed: prepare once typing pauses."""
+        """The composer's text changed: prepare once typing pauses, or soon after a finished word."""
         if self.active:
-            self._timer.start(IDLE_MS)
+            draft = self._draft() or ""
+            self._timer.start(WORD_MS if draft[-1:].isspace() else IDLE_MS)
 
     def chat_changed(self) -> None:
         """Another conversation is open, a reply ended or the model is ready: prepare its history now."""
@@ -152,4 +156,4 @@ def _windows_on_battery() -> bool:
     return bool(status.ACLineStatus == 0)
 
 
-__all__ = ["IDLE_MS", "TypeAhead", "on_battery"]
+__all__ = ["IDLE_MS", "WORD_MS", "TypeAhead", "on_battery"]
