@@ -6,6 +6,7 @@ No timings here (bench/coldstart.py measures them): these tests pin the behaviou
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -82,6 +83,54 @@ def test_the_terminal_chat_imports_no_window_web_server_or_metadata(tiny_model: 
     assert heavy == []
     # The onnx-community code is for folders without genai_config.json: an og folder does not need it.
     assert "localmind.engine.formats.prepare" not in loaded
+
+
+WINDOW_SCRIPT = """
+import json, sys, time
+from localmind import paths
+
+
+def main():
+    paths.set_data_dir(sys.argv[2])
+    from PySide6.QtTest import QTest
+    from localmind.app import create_app
+
+    mind = create_app(sys.argv[1], load_last_model=False)
+    mind.window.show()
+    mind.window.repaint()  # the first paint
+    # A lazy module not yet used is not a plain module yet.
+    painted = [m for m in sys.modules if type(sys.modules[m]).__name__ == "module"]
+    deadline = time.monotonic() + 120
+    while mind.session.model is None and time.monotonic() < deadline:
+        QTest.qWait(20)
+    print(json.dumps({"model": mind.session.model is not None, "modules": painted}))
+    mind.window.close()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_the_window_s_start_up_imports_no_numpy_keyring_or_http_client(tiny_model: Path, tmp_path: Path) -> None:
+    """The first paint waits for every import before it; these are for features used later (issue 12). (After the
+    model has loaded the model manager's code brings the HTTP client: that is no longer in the way.)"""
+    script = tmp_path / "window.py"
+    script.write_text(WINDOW_SCRIPT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(tiny_model), str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["model"], done.stderr
+    loaded = set(report["modules"])
+    assert "PySide6.QtWidgets" in loaded  # it did build the window
+    late = sorted(m for m in ("numpy", "keyring", "httpx2", "importlib.metadata") if m in loaded)
+    assert late == []
 
 
 def test_the_version_is_the_installed_metadata_s() -> None:

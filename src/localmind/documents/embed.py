@@ -184,6 +184,8 @@ def install_embedding_model(source: Path) -> Path:
 
 def check_embedding_model(folder: Path) -> int:
     """Load the model and embed a query and a passage: the vector width, or EmbeddingModelError saying what is wrong."""
+    import numpy as np
+
     embedder = Embedder(folder, threads=1)
     try:
         query = embedder.embed_query("check")

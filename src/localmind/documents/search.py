@@ -205,6 +205,8 @@ def _nearest(
     min_similarity: float | None,
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine) of the ``limit`` vectors nearest the query's, best first."""
+    import numpy as np
+
     if not len(ids):
         return []
     q = embedder.embed_query(query).astype(np.float32)
@@ -302,8 +304,6 @@ class Retriever:
         limit: int = CANDIDATES,
         min_similarity: float | None = None,
     ) -> list[tuple[int, float]]:
-        import numpy as np
-
         matrix, ids = self._vectors(embedder.model_id)
         return _nearest(matrix, ids, query, embedder, limit, min_similarity)
 
