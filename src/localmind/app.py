@@ -688,7 +688,9 @@ class LocalMind(QObject):
         self.remote_models_found.connect(self._on_remote_models)
         self._server_round = 0
         self._server_keys_lock = threading.Lock()
-        self._apply_server_settings({})
+        s = self.settings
+        if s.api_server or (s.remote_models and s.remote_url):  # else no key is needed: the keyring is not imported
+            self._apply_server_settings({})
 
     def _apply_api_server(self, api_key: str | None) -> None:
         """Start, restart or stop the local API server to match the settings (``api_key`` from the keyring)."""
