@@ -70,6 +70,10 @@ def test_download_verify_install_and_search_with_vectors(hub: FakeHub, corpus: P
     generated = model.manifest.generated or {}
     assert generated["layout"] == "embedding" and generated["dimensions"] == 32
     assert verify_model(E5_ID).ok
+    from localmind.core.hub.details import model_facts
+
+    facts = model_facts(model.model_path, model.manifest)
+    assert facts.context_length == 512 and facts.quantization == "8-bit"
     assert [m.id for m in list_installed() if m.kind == "chat"] == []
 
     # Documents picks it up: vectors for every passage, under the model's id, and dense search finds them.
@@ -136,6 +140,9 @@ def test_models_download_from_the_terminal(hub: FakeHub, data_dir: Path, corpus:
     listed = json.loads(localmind("models", "list", "--json").stdout)
     row = next(m for m in listed["installed"] if m["id"] == E5_ID)
     assert row["ok"] and row["kind"] == "embedding"
+    assert next(e for e in listed["catalog"] if e["id"] == E5_ID)["kind"] == "embedding"
+    text = localmind("models", "list").stdout
+    assert "embedding model: `localmind docs` searches by meaning with it" in text
     added = localmind("docs", "add", str(corpus), "--json")
     assert added.returncode == 0, added.stderr
     chunks = json.loads(added.stdout)["added_chunks"]

@@ -83,3 +83,13 @@ def test_the_button_downloads_the_embedding_model_and_documents_use_it(
     names = [a.text() for a in mind.window._model_actions]  # installed models only (the tiny one is a folder)
     assert not any("E5" in n for n in names), names
     assert mind.session.model is not None and Path(mind.session.model.model_dir).name != E5_ID
+
+    shots = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    mind.window.resize(1180, 760)
+    manager.reveal(manager.installed_box)
+    qtbot.wait(200)
+    mind.window.grab().save(str(shots / "documents-embedder-manager.png"))
+    feature.show_page()
+    qtbot.wait(100)
+    mind.window.grab().save(str(shots / "documents-embedder-page.png"))

@@ -141,6 +141,7 @@ def run_list(args: argparse.Namespace) -> int:
                     "fit": fit_hint(e, machine).fit.value,
                     "tokens_per_s_estimate": round(speed, 1) if (speed := tokens_per_s(e, machine)) else None,
                     "recommended": pick is not None and e.id == pick.id,
+                    "kind": e.kind,
                 }
                 for e in catalog
             ],
@@ -153,6 +154,8 @@ def run_list(args: argparse.Namespace) -> int:
         print("  (none yet: download one below, or `localmind models import FOLDER`)")
     for m in installed:
         state = "ok" if m.ok else f"DAMAGED: {m.problem} (verify, or remove and download again)"
+        if m.kind == "embedding":
+            state += " (embedding model: `localmind docs` searches by meaning with it)"
         size = human_bytes(m.size_on_disk) if m.size_on_disk else "in place"
         print(f"  {m.id:34} {size:>9}  {state}")
         print(f"  {'':34} {m.manifest.describe_source()}")
@@ -169,6 +172,7 @@ def run_list(args: argparse.Namespace) -> int:
         size = human_bytes(e.variant_for("cpu").download_bytes)
         speed = tokens_per_s(e, machine)
         pace = f"; about {speed:.0f} tokens/s here" if speed else ""
+        pace += "; embedding model for `localmind docs`, not a chat model" if e.kind == "embedding" else ""
         print(f" {mark}{e.id:34} {size:>9}  {e.parameters:>5}  {fit_hint(e, machine).describe()}{pace}")
     if pick is not None:
         print(f"* recommended to start with: localmind models download {pick.id}")

@@ -95,6 +95,8 @@ def model_facts(model_dir: Path, manifest: Manifest | None = None) -> ModelFacts
     model = genai.get("model") if isinstance(genai.get("model"), dict) else {}
     assert isinstance(model, dict)
     context = model.get("context_length")
+    if context is None:  # an embedding model (Documents): its token limit is in embedding.json
+        context = _read_json(model_dir / "embedding.json").get("max_tokens")
     generated = manifest.generated if manifest is not None else None
     quantization = ""
     if generated:
