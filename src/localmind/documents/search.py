@@ -29,6 +29,9 @@ CANDIDATES = 50  # from each retriever, before fusion
 # every passage that matches, so one such word made most of the search time at 100k passages (bench/docs.py: p95
 # 146 ms -> see the README), while its weight in the ranking is small (its inverse document frequency is low).
 COMMON_MATCHES = 5000
+# From this many vectors on, the dense half runs on a helper thread beside the keyword half. Below, both are a few
+# milliseconds and handing work to a thread cost more than it saved (bench/docs.py at 1k and 10k passages).
+PARALLEL_FROM = 30_000
 
 _WORD = re.compile(r"\w+")
 _CJK_RUN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff]+")
@@ -226,6 +229,7 @@ class Retriever:
         self.index = index
         self._common: dict[str, bool] = {}  # term -> in more than COMMON_MATCHES passages (for this generation)
         self._common_generation = -1
+        self._passages_count = 0
         self._matrix: np.ndarray[Any, np.dtype[np.float32]] | None = None
         self._matrix_ids: np.ndarray[Any, np.dtype[np.int64]] | None = None
         self._matrix_key: tuple[int, str] | None = None
@@ -234,6 +238,9 @@ class Retriever:
         generation = self.index.generation()
         if generation != self._common_generation:
             self._common, self._common_generation = {}, generation
+            self._passages_count = int(self.index.db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        if self._passages_count <= 4 * COMMON_MATCHES:
+            return False  # a small index: ranking every match is cheap, and probing would cost more than it saves
         common = self._common.get(term)
         if common is None:
             # Counting stops at the threshold: a common word costs a short scan of its posting list, not a ranking.
@@ -323,7 +330,11 @@ class Retriever:
             # thread while SQLite ranks the keyword hits here: the search takes the longer of the two, not the sum.
             # The matrix is read here: the SQLite connection belongs to this thread.
             matrix, ids = self._vectors(embedder.model_id)
-            dense = _helper().submit(_nearest, matrix, ids, query, embedder, CANDIDATES * 4, min_similarity)
+            if len(ids) >= PARALLEL_FROM:
+                dense = _helper().submit(_nearest, matrix, ids, query, embedder, CANDIDATES * 4, min_similarity)
+            else:
+                dense = Future()
+                dense.set_result(_nearest(matrix, ids, query, embedder, CANDIDATES * 4, min_similarity))
         for rank, chunk_id in enumerate(self.keyword(query, CANDIDATES, collections)):
             ranked[chunk_id] = ranked.get(chunk_id, 0.0) + 1.0 / (RRF_K + rank + 1)
             keyword_rank[chunk_id] = rank
