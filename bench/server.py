@@ -3,7 +3,8 @@
     python bench/server.py --model bench/models/smollm2-135m [--runs 3] [--new-tokens 128]
 
 - decode: TTFT and decode tok/s of one streamed reply through HTTP+SSE (`localmind serve`, a real subprocess, read
-  with a plain HTTP client) vs the same turn on the engine in this process; alternating, fresh prompts each run.
+  with a plain HTTP client) vs the same turn on the engine in this process, and on the engine in a child process
+  (as the window and the server run it); rotating order, fresh prompts each run, the server's own sampling settings.
 - turns: TTFT of turn 10 vs turn 1 of a conversation the client resends whole each turn (KV reuse through the API).
 - concurrency: total tok/s for 1, 2 and 4 clients streaming at once, and the latency the server adds per request
   (client time minus the server's own queue + engine time, from the response's "timings") — p50/p99 under 4 clients.
@@ -29,10 +30,11 @@ import httpx2 as httpx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine import fixed_length, text_of_tokens
+from engine import text_of_tokens
 from localmind.engine.devices import physical_cores
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.process import EngineProcess
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished
 
 MODEL_ID = ""  # set by start_server
 
@@ -121,11 +123,16 @@ def api_turn(client: httpx.Client, url: str, messages: list[ChatMessage], n: int
     }
 
 
-def local_turn(engine: LocalEngine, messages: list[ChatMessage], n: int) -> dict[str, Any]:
+def same_as_server(n: int) -> GenerationOptions:
+    """What ``localmind serve`` runs for the API arm's request: its defaults, greedy, exactly ``n`` tokens."""
+    return GenerationOptions(temperature=0, max_new_tokens=n, min_new_tokens=n)
+
+
+def local_turn(engine: LocalEngine | EngineProcess, messages: list[ChatMessage], n: int) -> dict[str, Any]:
     first = last = None
     finished = None
     started = time.perf_counter()
-    for event in engine.generate(messages, fixed_length(n)):
+    for event in engine.generate(messages, same_as_server(n)):
         if isinstance(event, TextDelta):
             last = time.perf_counter()
             first = first or last
@@ -135,30 +142,44 @@ def local_turn(engine: LocalEngine, messages: list[ChatMessage], n: int) -> dict
     return {"ttft_s": first - started, "tok_s": (n - 1) / (last - first)}
 
 
-def compare_decode(url: str, engine: LocalEngine, runs: int, n: int, prompt_tokens: int) -> dict[str, Any]:
-    api: list[dict[str, Any]] = []
-    local: list[dict[str, Any]] = []
+def compare_decode(
+    url: str, engine: LocalEngine, child: EngineProcess, runs: int, n: int, prompt_tokens: int
+) -> dict[str, Any]:
+    """Three arms, in a rotating order: the API (HTTP+SSE to ``localmind serve``, whose engine is a child process),
+    the engine in this process (the goal's reference), and the engine in a child process of this one (what the
+    window runs: it tells the process boundary's share of the API's cost from HTTP's)."""
+    arms: dict[str, list[dict[str, Any]]] = {"api": [], "local": [], "child": []}
     with httpx.Client(timeout=600) as client:
-        api_turn(client, url, [ChatMessage("user", "warm up")], 8)
-        local_turn(engine, [ChatMessage("user", "warm up")], 8)
+
+        def turn(which: str, messages: list[ChatMessage], tokens: int) -> dict[str, Any]:
+            if which == "api":
+                return api_turn(client, url, messages, tokens)
+            return local_turn(engine if which == "local" else child, messages, tokens)
+
+        for which in arms:
+            turn(which, [ChatMessage("user", "warm up")], 8)
+        names = list(arms)
         for run in range(runs):
             messages = [ChatMessage("user", text_of_tokens(engine, prompt_tokens, seed=100 + run))]
-            order = ("api", "local") if run % 2 == 0 else ("local", "api")
-            for which in order:
-                if which == "api":
-                    api.append(api_turn(client, url, messages, n))
-                else:
-                    local.append(local_turn(engine, messages, n))
+            for which in names[run % 3 :] + names[: run % 3]:
+                arms[which].append(turn(which, messages, n))
     med = statistics.median
+    tok_s = {which: med(r["tok_s"] for r in results) for which, results in arms.items()}
     return {
         "prompt_tokens": prompt_tokens,
         "new_tokens": n,
         "runs": runs,
-        "api_tok_s": round(med(r["tok_s"] for r in api), 1),
-        "local_tok_s": round(med(r["tok_s"] for r in local), 1),
-        "decode_ratio_api_over_local": round(med(r["tok_s"] for r in api) / med(r["tok_s"] for r in local), 3),
-        "api_ttft_s": round(med(r["ttft_s"] for r in api), 3),
-        "local_ttft_s": round(med(r["ttft_s"] for r in local), 3),
+        "api_tok_s": round(tok_s["api"], 1),
+        "local_tok_s": round(tok_s["local"], 1),
+        "child_tok_s": round(tok_s["child"], 1),
+        "decode_ratio_api_over_local": round(tok_s["api"] / tok_s["local"], 3),
+        "decode_ratio_child_over_local": round(tok_s["child"] / tok_s["local"], 3),
+        "per_run_api_over_local": [
+            round(a["tok_s"] / b["tok_s"], 3) for a, b in zip(arms["api"], arms["local"], strict=True)
+        ],
+        "api_ttft_s": round(med(r["ttft_s"] for r in arms["api"]), 3),
+        "local_ttft_s": round(med(r["ttft_s"] for r in arms["local"]), 3),
+        "child_ttft_s": round(med(r["ttft_s"] for r in arms["child"]), 3),
     }
 
 
@@ -319,7 +340,12 @@ def main() -> None:
     proc, url = start_server(args.model, args.threads, args.budget)
     try:
         if "decode" not in args.skip:
-            report["decode"] = compare_decode(url, engine, args.runs, args.new_tokens, 100)
+            child = EngineProcess()
+            try:
+                child.load(args.model, LoadOptions(device="cpu", threads=args.threads, context_budget=args.budget))
+                report["decode"] = compare_decode(url, engine, child, args.runs, args.new_tokens, 100)
+            finally:
+                child.close()
         if "turns" not in args.skip:
             report["turns"] = turns_through_api(url, engine)
         if "concurrency" not in args.skip:

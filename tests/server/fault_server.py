@@ -1,7 +1,8 @@
 """A deliberately broken OpenAI-compatible server on 127.0.0.1, to check how the remote engine takes faults.
 
 It lists one model ("m"); what ``/v1/chat/completions`` does depends on ``mode``: "ok" streams a short reply,
-"500" answers an OpenAI error with status 500, "cut" sends two pieces and then drops the connection mid-body.
+"500" answers an OpenAI error with status 500, "cut" sends two pieces and then drops the connection mid-body, "stall" sends two pieces and then nothing
+until ``stalled`` is set.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class FaultServer:
     def __init__(self, mode: str = "ok", port: int = 0) -> None:
         self.mode = mode
+        self.stalled = threading.Event()  # set: a "stall" response goes on (and ends)
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,8 +48,11 @@ class FaultServer:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 pieces = ["Hello", " there", "!"]
-                for text in pieces[:2] if owner.mode == "cut" else pieces:
+                for text in pieces[:2] if owner.mode in ("cut", "stall") else pieces:
                     self._chunk({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
+                if owner.mode == "stall":  # a long prefill on a busy GPU box: nothing comes for a long while
+                    owner.stalled.wait(60)
+                    return
                 if owner.mode == "cut":
                     self.wfile.write(b'40\r\ndata: {"cho')  # half a chunk, then the connection drops
                     self.wfile.flush()
@@ -72,6 +77,7 @@ class FaultServer:
         self._thread.start()
 
     def stop(self) -> None:
+        self.stalled.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)

@@ -167,6 +167,34 @@ def test_stream_cut_midway_keeps_the_text_and_says_so(remote: type[RemoteEngine]
         server.stop()
 
 
+def test_stop_while_the_server_sends_nothing_ends_the_turn(remote: type[RemoteEngine]) -> None:
+    # A remote prefill on a busy server: the read blocks with nothing coming. Stop must still end the turn.
+    server = FaultServer("stall")
+    try:
+        engine = remote(server.url)
+        engine.load("m")
+        events: list[StreamEvent] = []
+        both_pieces = threading.Event()
+
+        def consume() -> None:
+            for event in engine.generate([ChatMessage("user", "hi")]):
+                events.append(event)
+                if len(events) == 2:
+                    both_pieces.set()  # the next read waits for what the server never sends
+
+        reader = threading.Thread(target=consume, daemon=True)
+        reader.start()
+        assert both_pieces.wait(20)
+        engine.cancel()
+        reader.join(20)
+        assert not reader.is_alive(), "Stop did not end a turn whose server sent nothing"
+        finished = events[-1]
+        assert isinstance(finished, TurnFinished) and finished.reason is FinishReason.CANCELLED
+        assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello there"
+    finally:
+        server.stop()
+
+
 def test_server_restarts_between_turns(remote: type[RemoteEngine]) -> None:
     server = FaultServer("ok")
     port = server.port

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -178,9 +179,15 @@ class RemoteEngine:
         with self._lock:
             response = self._response
         if response is not None:
-            # Closing the connection ends the blocking read in the generating thread at once, and tells the
+            # Shutting the socket down wakes the generating thread's read at once, even while the server sends
+            # nothing (a long prefill): closing alone does not wake a read that is blocked. It also tells the
             # server its client is gone (LocalMind's server then stops within one decode step).
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
             with contextlib.suppress(Exception):  # already closed, or closing raced with the reader: it is over
+                if isinstance(sock, socket.socket):
+                    sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(Exception):
                 response.close()
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
