@@ -368,7 +368,11 @@ def test_kill_9_mid_stream_loses_at_most_the_last_update(data_dir: Path) -> None
     saved: dict[int, int] = {}  # reply id -> last update reported as committed
     completed: set[int] = set()
     interrupted: set[int] = set()
-    for _ in range(8):
+    kills = 0
+    # At least 8 kills; more (up to 24) until 4 of them have landed mid-reply. Where a kill lands depends on how far
+    # the child got before the signal arrived, which depends on the machine's speed and load.
+    while kills < 8 or (len(interrupted) < 4 and kills < 24):
+        kills += 1
         with subprocess.Popen(
             [sys.executable, "-c", CHILD, str(path), cid], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parent
         ) as child:
@@ -414,4 +418,4 @@ def test_kill_9_mid_stream_loses_at_most_the_last_update(data_dir: Path) -> None
                     assert m.content in ("tok " * k, "tok " * (k + 1))
                     interrupted.add(reply_id)
             fts_ok(s)
-    assert len(users) >= 8 and len(interrupted) >= 4  # the kills did land mid-stream
+    assert len(users) >= 8 and len(interrupted) >= 4, f"{len(interrupted)} of {kills} kills landed mid-stream"
