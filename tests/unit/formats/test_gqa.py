@@ -80,7 +80,10 @@ def test_the_rewritten_graph_is_valid_onnx_with_one_attention_node_per_layer(
     assert "Neg" not in ops and "Cos" not in ops  # the rotary is inside GroupQueryAttention (do_rotary=1)
     assert "Pow" not in ops and "Sqrt" not in ops  # every RMSNorm fused
     norms = 2 * layers + 1 + (2 * layers if shape.startswith("qwen3") else 0)  # Qwen3: q_norm and k_norm too
-    assert ops.count("SimplifiedLayerNormalization") == norms
+    assert ops.count("SimplifiedLayerNormalization") + ops.count("SkipSimplifiedLayerNormalization") == norms
+    assert ops.count("SkipSimplifiedLayerNormalization") == 2 * layers  # each residual Add went into the next norm
+    if shape.startswith("smollm2"):  # Llama: Q/K/V go straight from their projections into the attention
+        assert "Transpose" not in ops and "Reshape" not in ops
     gqa_node = next(n for n in model.graph.node if n.op_type == "GroupQueryAttention")
     assert onnx.helper.get_node_attr_value(gqa_node, "do_rotary") == 1
     tables = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer if "cache" in t.name}

@@ -213,6 +213,18 @@ def _match_layer(idx: _Index, kc: Node, vc: Node) -> _Layer:
     )
 
 
+def _projection(idx: _Index, bsnh: str) -> str | None:
+    """The (batch, seq, heads·head) projection output ``bsnh`` was reshaped from, if that is all it is:
+    Reshape(MatMul(hidden, W), [batch, seq, heads, head]) with the shape assembled from four parts."""
+    reshape = idx.producer.get(bsnh)
+    if reshape is None or reshape.op != "Reshape":
+        return None
+    data, shape = idx.producer.get(reshape.inputs[0]), idx.producer.get(reshape.inputs[1])
+    if data is None or data.op not in ("MatMul", "MatMulNBits") or shape is None or shape.op != "Concat":
+        return None
+    return reshape.inputs[0] if len(shape.inputs) == 4 else None
+
+
 def _matmuls(idx: _Index) -> set[str]:
     return {t for t, n in idx.producer.items() if n.op == "MatMul"}
 
@@ -275,6 +287,10 @@ def plan_rewrite(graph: Graph, config: Mapping[str, Any], *, rotary: bool = True
                 perm: dict[str, Attr] = {"perm": [0, 2, 1, 3]}
                 nodes.append(Node("Transpose", [tensor], [f"{q}/{role}_bsnh"], f"{q}/{role}_Transpose", attrs=perm))
                 source = f"{q}/{role}_bsnh"
+            projected = _projection(idx, source)
+            if projected is not None:
+                flat.append(projected)  # the projection's own (batch, seq, heads·head) output: no reshape at all
+                continue
             nodes.append(Node("Reshape", [source, f"{p}/bsd"], [f"{q}/{role}_bsd"], f"{q}/{role}_Reshape"))
             flat.append(f"{q}/{role}_bsd")
         caches = [f"{p}/cos_cache", f"{p}/sin_cache"] if rotations else []

@@ -103,9 +103,10 @@ def _fuse_attention(
         notes.append("rotary embedding inside GroupQueryAttention")
     if FUSE_RMSNORM:
         nodes, norms = rmsnorm.fuse_rmsnorm(nodes, graph)
+        nodes, skips = rmsnorm.fuse_skip(nodes, graph)
         nodes = onnx_graph.live_nodes(nodes, graph.outputs)
         if norms:
-            notes.append(f"{norms} RMSNorms as SimplifiedLayerNormalization")
+            notes.append(f"{norms} RMSNorms as SimplifiedLayerNormalization ({skips} with their residual Add)")
     levels = 0
     for node in nodes:
         if node.op == "MatMulNBits" and node.domain == "com.microsoft" and node.attrs.get("accuracy_level") != 4:

@@ -87,4 +87,40 @@ def fuse_rmsnorm(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
     return out, len(replaced)
 
 
-__all__ = ["fuse_rmsnorm"]
+def fuse_skip(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
+    """Residual Add + (no-op) Cast + SimplifiedLayerNormalization -> one SkipSimplifiedLayerNormalization,
+    whose fourth output is the sum the next residual Add reads (what og's builder graphs have)."""
+    producer = {o: n for n in nodes for o in n.outputs}
+    readers: dict[str, int] = {}
+    for n in nodes:
+        for i in n.inputs:
+            readers[i] = readers.get(i, 0) + 1
+    for o in graph.outputs:
+        readers[o] = readers.get(o, 0) + 1
+    replaced: dict[int, Node] = {}
+    dropped: set[int] = set()
+    for norm in nodes:
+        if norm.op != "SimplifiedLayerNormalization" or norm.domain or len(norm.inputs) != 2:
+            continue
+        cast = producer.get(norm.inputs[0])
+        if cast is None or cast.op != "Cast" or cast.attrs.get("to") != _FLOAT:
+            continue
+        add = producer.get(cast.inputs[0])
+        if add is None or add.op != "Add" or len(add.inputs) != 2 or readers.get(cast.inputs[0]) != 1:
+            continue
+        if any(producer.get(i) is None or producer[i].op == "Constant" for i in add.inputs):
+            continue  # a bias or a graph input, not a residual sum of two activations
+        replaced[id(norm)] = Node(
+            "SkipSimplifiedLayerNormalization",
+            [*add.inputs, norm.inputs[1]],
+            [norm.outputs[0], "", "", cast.outputs[0]],
+            norm.name.replace("SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization"),
+            "com.microsoft",
+            attrs={"epsilon": norm.attrs.get("epsilon", 1e-5)},
+        )
+        dropped.update((id(cast), id(add)))
+    out = [replaced.get(id(n), n) for n in nodes if id(n) not in dropped]
+    return out, len(replaced)
+
+
+__all__ = ["fuse_rmsnorm", "fuse_skip"]
