@@ -94,7 +94,10 @@ def test_the_rewritten_graph_is_valid_onnx_with_one_attention_node_per_layer(
     assert [i.name for i in model.graph.input] == [i.name for i in before.graph.input]
     assert [o.name for o in model.graph.output] == [o.name for o in before.graph.output]
     assert any(o.domain == "com.microsoft" for o in model.opset_import)
-    if "q4" in name:
+    if "q4" in name:  # Q/K/V and gate/up packed: four 4-bit matrices per layer plus lm_head, nothing left unread
+        assert ops.count("MatMulNBits") == 4 * layers + 1
+        read = {i for n in model.graph.node for i in n.input}
+        assert [t.name for t in model.graph.initializer if t.name not in read] == []
         levels = [
             a.i
             for n in model.graph.node

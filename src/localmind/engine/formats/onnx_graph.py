@@ -35,7 +35,7 @@ _OPSET_DOMAIN, _OPSET_VERSION = 1, 2
 _GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_VALUE_INFO = 1, 5, 13
 _NODE_INPUT, _NODE_OUTPUT, _NODE_NAME, _NODE_OP, _NODE_ATTR, _NODE_DOMAIN = 1, 2, 3, 4, 5, 7
 _A_NAME, _A_F, _A_I, _A_S, _A_T, _A_FLOATS, _A_INTS, _A_TYPE = 1, 2, 3, 4, 5, 7, 8, 20
-_T_DIMS, _T_TYPE, _T_FLOATS, _T_INT64S, _T_NAME, _T_RAW, _T_DOUBLES = 1, 2, 4, 7, 8, 9, 10
+_T_DIMS, _T_TYPE, _T_FLOATS, _T_INT64S, _T_NAME, _T_RAW, _T_DOUBLES, _T_EXTERNAL = 1, 2, 4, 7, 8, 9, 10, 13
 FLOAT, INT, STRING, TENSOR, FLOATS, INTS = 1, 2, 3, 4, 6, 7
 Attr = int | float | str | list[int]
 
@@ -179,6 +179,7 @@ class Graph:
     outputs: list[str]
     initializers: frozenset[str]
     opsets: dict[str, int]
+    initializer_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> TensorProto byte range
 
 
 def _names(f: BinaryIO, field: Field) -> str:
@@ -192,7 +193,7 @@ def read_graph(path: Path) -> Graph:
     nodes: list[Node] = []
     inputs: list[str] = []
     outputs: list[str] = []
-    inits: set[str] = set()
+    inits: dict[str, tuple[int, int]] = {}
     opsets: dict[str, int] = {}
     size = path.stat().st_size
     with path.open("rb") as f:
@@ -219,8 +220,54 @@ def read_graph(path: Path) -> Graph:
             elif fld.number == 12:
                 outputs.append(_names(f, fld))
             elif fld.number == _GRAPH_INITIALIZER:
-                inits.add(_tensor_name(f, fld))
-    return Graph(nodes, inputs, outputs, frozenset(inits), opsets)
+                inits[_tensor_name(f, fld)] = (fld.value, fld.end)
+    return Graph(nodes, inputs, outputs, frozenset(inits), opsets, inits)
+
+
+_NUMPY = {1: "<f4", 2: "u1", 3: "i1", 10: "<f2", 7: "<i8", 6: "<i4"}
+_ONNX = {np.dtype(v).str: k for k, v in _NUMPY.items()}
+
+
+def read_tensor(path: Path, graph: Graph, name: str) -> np.ndarray:
+    """One initializer's values: stored in the graph file (raw data) or in its external data file."""
+    start, end = graph.initializer_at[name]
+    dims: list[int] = []
+    elem, raw, location, offset, length = 0, b"", "", 0, -1
+    with path.open("rb") as f:
+        for x in _fields_in_file(f, start, end):
+            if x.number == _T_DIMS:
+                if x.wire == 0:
+                    dims.append(x.value)
+                else:
+                    f.seek(x.value)
+                    dims += _varints(f.read(x.length), Field(x.number, 2, 0, x.length, 0, x.length))
+            elif x.number == _T_TYPE and x.wire == 0:
+                elem = x.value
+            elif x.number == _T_RAW and x.wire == 2:
+                f.seek(x.value)
+                raw = f.read(x.length)
+            elif x.number == _T_EXTERNAL and x.wire == 2:
+                f.seek(x.value)
+                entry = f.read(x.length)
+                kv = {k.number: _string(entry, k) for k in _fields_in_bytes(entry) if k.wire == 2}
+                key, value = kv.get(1, ""), kv.get(2, "")
+                if key == "location":
+                    location = value
+                elif key == "offset":
+                    offset = int(value)
+                elif key == "length":
+                    length = int(value)
+    if elem not in _NUMPY:
+        raise OnnxFormatError(f"initializer {name}: element type {elem} not supported here")
+    if location:
+        data_path = (path.parent / location).resolve()
+        if path.parent.resolve() not in data_path.parents:
+            raise OnnxFormatError(f"initializer {name}: external data outside the model's folder")
+        with data_path.open("rb") as d:
+            d.seek(offset)
+            raw = d.read(length if length >= 0 else -1)
+    array = np.frombuffer(raw, dtype=_NUMPY[elem])
+    return array.reshape(dims) if dims else array
 
 
 def _tensor_name(f: BinaryIO, fld: Field) -> str:
@@ -239,10 +286,12 @@ def write_graph(
     *,
     add_opsets: dict[str, int] | None = None,
     initializers: Sequence[tuple[str, np.ndarray]] = (),
+    drop: frozenset[int] = frozenset(),
     progress: Callable[[float], None] | None = None,
 ) -> None:
     """Copy ``src`` to ``dst`` with its node list replaced by ``nodes`` (everything else byte for byte),
-    plus ``initializers`` (float32 arrays, stored inline)."""
+    plus ``initializers`` (arrays, stored inline in the graph file), less the initializers whose records start
+    at the offsets in ``drop`` (see ``Graph.initializer_at``; their external data, if any, stays unread)."""
     size = src.stat().st_size
     node_bytes = b"".join(_record(_GRAPH_NODE, n.encode()) for n in nodes)
     node_bytes += b"".join(_record(_GRAPH_INITIALIZER, _float_tensor(name, a)) for name, a in initializers)
@@ -255,7 +304,7 @@ def write_graph(
                 if first_node < 0:
                     first_node = len(kept)
                 continue
-            if fld.number == _GRAPH_VALUE_INFO:
+            if fld.number == _GRAPH_VALUE_INFO or (fld.number == _GRAPH_INITIALIZER and fld.value in drop):
                 continue
             kept.append(fld)
         if first_node < 0:
@@ -293,8 +342,10 @@ def write_graph(
 
 
 def _float_tensor(name: str, array: np.ndarray) -> bytes:
-    data = np.ascontiguousarray(array, dtype="<f4")
-    body = b"".join(_key_int(_T_DIMS, d) for d in data.shape) + _key_int(_T_TYPE, FLOAT)
+    data = np.ascontiguousarray(array)
+    if data.dtype.str not in _ONNX:
+        data = data.astype("<f4")
+    body = b"".join(_key_int(_T_DIMS, d) for d in data.shape) + _key_int(_T_TYPE, _ONNX[data.dtype.str])
     return body + _record(_T_NAME, name.encode()) + _record(_T_RAW, data.tobytes())
 
 
@@ -309,4 +360,4 @@ def live_nodes(nodes: Sequence[Node], outputs: Sequence[str]) -> list[Node]:
     return [n for n, k in zip(nodes, keep, strict=True) if k]
 
 
-__all__ = ["FLOAT", "INT", "INTS", "Attr", "Graph", "Node", "live_nodes", "read_graph", "write_graph"]
+__all__ = ["FLOAT", "INT", "INTS", "Attr", "Graph", "Node", "live_nodes", "read_graph", "read_tensor", "write_graph"]

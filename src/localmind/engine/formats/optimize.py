@@ -27,6 +27,7 @@ Progress = Callable[[float, str], None]
 ACCURACY_LEVEL = 4
 FUSE_ROTARY = True  # bench/variants.py turns these off for candidates to measure what each brings
 FUSE_RMSNORM = True  # bench/variants.py turns it off for one candidate to measure what it brings
+PACK_PROJECTIONS = True
 log = logging.getLogger(__name__)
 
 
@@ -82,7 +83,7 @@ def _fuse_attention(
 ) -> RewriteReport | None:
     """The GroupQueryAttention and RMSNorm rewrites (plus accuracy_level), or None where the graph does not
     qualify for the attention rewrite (the norm fusion alone is not worth a different code path)."""
-    from localmind.engine.formats import gqa, onnx_graph, rmsnorm
+    from localmind.engine.formats import gqa, onnx_graph, packing, rmsnorm
     from localmind.engine.formats.onnx_proto import _with_int_attribute, read_summary
 
     summary = read_summary(src)
@@ -107,18 +108,29 @@ def _fuse_attention(
         nodes = onnx_graph.live_nodes(nodes, graph.outputs)
         if norms:
             notes.append(f"{norms} RMSNorms as SimplifiedLayerNormalization ({skips} with their residual Add)")
+    tensors = list(plan.initializers)
+    drop: frozenset[int] = frozenset()
+    if PACK_PROJECTIONS:
+        nodes, packed_tensors, unread, groups = packing.pack(src, graph, nodes)
+        tensors += packed_tensors
+        drop = frozenset(graph.initializer_at[name][0] for name in unread)
+        if groups:
+            notes.append(f"{groups} groups of sibling 4-bit projections packed into one MatMulNBits each")
     levels = 0
     for node in nodes:
         if node.op == "MatMulNBits" and node.domain == "com.microsoft" and node.attrs.get("accuracy_level") != 4:
-            assert node.raw is not None
-            node.raw = _with_int_attribute(node.raw, "accuracy_level", ACCURACY_LEVEL)
+            if node.raw is None:
+                node.attrs["accuracy_level"] = ACCURACY_LEVEL
+            else:
+                node.raw = _with_int_attribute(node.raw, "accuracy_level", ACCURACY_LEVEL)
             levels += 1
     onnx_graph.write_graph(
         src,
         dst,
         nodes,
         add_opsets=plan.add_opsets,
-        initializers=plan.initializers,
+        initializers=tensors,
+        drop=drop,
         progress=lambda f: report(0.1 + 0.9 * f),
     )
     notes.append(f"{len(graph.nodes)} nodes -> {len(nodes)}")
