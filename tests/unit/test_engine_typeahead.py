@@ -116,11 +116,15 @@ def test_regenerate_after_type_ahead(engine: LocalEngine, tiny_model: Path) -> N
 
 
 def test_the_word_being_typed_is_not_read_ahead() -> None:
-    # Up to a word boundary at least a few characters before the end: the word being typed may still change.
+    # Up to the last word boundary: the word being typed may still change; the finished ones are read.
     assert safe_draft("Tell me a story about") == "Tell me a story"
-    assert safe_draft("Tell me a sto") == "Tell me"
+    assert safe_draft("Tell me a sto") == "Tell me a"
+    assert safe_draft("Tell me a story ") == "Tell me a story"
     assert safe_draft("Tell") == ""
-    assert safe_draft("line one\nline two") == "line one"
+    assert safe_draft("line one\nline two") == "line one\nline"
+    assert safe_draft("line one\nline") == "line one"
+    assert safe_draft("Tell me a story about", margin=6) == "Tell me a story"  # a caller may keep a margin
+    assert safe_draft("Tell me a sto", margin=6) == "Tell me"
 
 
 def test_a_send_preempts_type_ahead_within_one_chunk(tiny_model: Path) -> None:
@@ -148,3 +152,20 @@ def test_a_send_preempts_type_ahead_within_one_chunk(tiny_model: Path) -> None:
     assert max(appended) <= 16
     engine._append = real_append  # type: ignore[method-assign]
     check_send(engine, tiny_model, HISTORY, pasted)
+
+
+def test_a_pause_reads_the_whole_draft_and_the_reply_header(engine: LocalEngine, tiny_model: Path) -> None:
+    """After a pause the draft is read as if sent now: Enter then reads one token (og needs fresh logits)."""
+    typed(engine, HISTORY, QUESTION[:40])
+    engine.prefill(HISTORY, QUESTION, whole=True)
+    finished = check_send(engine, tiny_model, HISTORY, QUESTION)
+    assert finished.stats.prompt_tokens - finished.stats.reused_tokens == 1
+
+
+def test_typing_on_after_a_pause_drops_what_was_read_as_if_sent(engine: LocalEngine, tiny_model: Path) -> None:
+    """The pause's guess (the unfinished word, the end of the turn, the reply header) never reaches a reply."""
+    engine.prefill(HISTORY, QUESTION[:31], whole=True)  # "... The quick bro", as if sent
+    engine.prefill(HISTORY, QUESTION[:44], whole=False)  # typing on: words so far
+    engine.prefill(HISTORY, QUESTION[:60] + " and", whole=True)  # a pause, then the words change
+    finished = check_send(engine, tiny_model, HISTORY, QUESTION)
+    assert finished.stats.reused_tokens > 20

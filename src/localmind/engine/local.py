@@ -66,7 +66,10 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 DEFAULT_CONTEXT_BUDGET = 4096
 MIN_REPLY_RESERVE = 32
 SPECULATIVE_CHUNK = 16  # tokens per type-ahead forward pass: a send waits for at most one of these
-DRAFT_MARGIN_CHARS = 6  # the draft's last characters are never read ahead: the word being typed will change
+# The word being typed (after the draft's last space or line break) is never read ahead: it will still change. A
+# finished word is: the tokenizers here attach the space to the next word, so its tokens stay what they are, and the
+# send compares tokens anyway. (A margin of 6 characters more left one more word to read after Enter: issue 12.)
+DRAFT_MARGIN_CHARS = 0
 _DRAFT_MARK = "\ue000\ue001\ue002"  # private-use characters: where the template puts the user's text
 
 # Used when a model ships no chat template. ChatML is what most small chat models were tuned on.
@@ -649,6 +652,7 @@ class LocalEngine:
         draft: str = "",
         epoch: int | None = None,
         on_chunk: Callable[[], None] | None = None,
+        whole: bool = False,
     ) -> int:
         """Read ``messages`` plus the start of the user's next message (``draft``, still being typed) into the
         KV cache, so that when it is sent only its last words and the reply header are left to read.
@@ -656,8 +660,10 @@ class LocalEngine:
         Speculative and harmless: nothing is generated, a later ``generate`` keeps exactly the cached tokens
         that its own prompt has (compared token by token) and reads the rest, so the reply is the one a fresh
         prefill gives. The draft is cut at a word boundary a few characters before its end (the word being
-        typed will change). Reads in small chunks and stops at the next one once ``preempt_prefill`` was
-        called after ``epoch`` was read (default: now). Returns the number of tokens now cached.
+        typed will change). ``whole=True`` (the user paused) reads the whole draft and the reply header after it,
+        as if it were sent now: if it is, only its last token is read again; if typing goes on, the tokens that
+        differ are dropped then (a few). Reads in small chunks and stops at the next one once
+        ``preempt_prefill`` was called after ``epoch`` was read (default: now). Returns the tokens now cached.
         """
         self._require_model()
         epoch = self.typeahead_epoch() if epoch is None else epoch
@@ -674,6 +680,13 @@ class LocalEngine:
             return len(self._cache.tokens)
         text = rendered[:at] + safe_draft(draft)
         ends = [end for end in self._message_ends(probe, rendered) if end <= at]
+        if whole and draft.strip():
+            try:
+                text = self._render([*history, ChatMessage("user", draft)])  # the prompt a send now would read
+            except EngineError:
+                return len(self._cache.tokens)
+            if not text.startswith(rendered[:at]):
+                return len(self._cache.tokens)  # a template that changes earlier turns with the last: not worth it
         ends.append(len(text))
         reused, pieces = self._plan(text, ends, speculative=True)
         planned = reused + sum(len(tokens) for _, tokens in pieces)

@@ -141,8 +141,8 @@ def _serve(
                 engine.unload()
                 conn.send(("ok", None))
             elif command == "prefill":
-                history, draft, epoch_then = args
-                conn.send(("ok", engine.prefill(history, draft, epoch_then, on_chunk=heartbeat.beat)))
+                history, draft, epoch_then, whole = args
+                conn.send(("ok", engine.prefill(history, draft, epoch_then, on_chunk=heartbeat.beat, whole=whole)))
             elif command == "count":
                 conn.send(("ok", engine.count_tokens(*args)))
             elif command == "generate":
@@ -449,7 +449,9 @@ class EngineProcess:
         self._cancel_at = time.monotonic()
         self._epoch.value += 1
 
-    def prefill(self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None) -> int:
+    def prefill(
+        self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None, whole: bool = False
+    ) -> int:
         """See :meth:`LocalEngine.prefill`. A child that does not stop within the grace after a preempt is
         killed and restarted like a frozen turn (the work was only speculative)."""
         epoch = self.typeahead_epoch() if epoch is None else epoch
@@ -463,7 +465,7 @@ class EngineProcess:
                 return 0
             conn = self._ensure_started()
             try:
-                beats = self._send(conn, ("prefill", list(messages), draft, epoch))
+                beats = self._send(conn, ("prefill", list(messages), draft, epoch, whole))
                 reply = self._receive(
                     conn, beats, cancellable=False, stall=True, preempted=lambda: self.typeahead_epoch() != epoch
                 )

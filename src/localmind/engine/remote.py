@@ -387,11 +387,13 @@ class RoutingEngine:
         if preempt is not None:
             preempt()
 
-    def prefill(self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None) -> int:
+    def prefill(
+        self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None, whole: bool = False
+    ) -> int:
         prefill = getattr(self._local, "prefill", None)
         if prefill is None or self._active is not self._local:
             return 0
-        return int(prefill(messages, draft, epoch))
+        return int(prefill(messages, draft, epoch, whole=whole))
 
 
 __all__ = [

@@ -117,14 +117,14 @@ class InferenceWorker(QObject):
             return
         self.token_count_ready.emit(request_id, count)
 
-    @Slot(object, str, int)
-    def prefill(self, messages: list[ChatMessage], draft: str, epoch: int) -> None:
+    @Slot(object, str, int, bool)
+    def prefill(self, messages: list[ChatMessage], draft: str, epoch: int, whole: bool = False) -> None:
         """Type-ahead: read the chat and the message being typed into the cache (stops when a send preempts it)."""
         prefill = getattr(self.engine, "prefill", None)
         if prefill is None or not self._engine_lock.acquire(blocking=False):
             return  # no type-ahead in this engine, or the API server is using it: speculative work waits for no one
         try:
-            tokens = int(prefill(messages, draft, epoch))
+            tokens = int(prefill(messages, draft, epoch, whole=whole))
         except Exception:  # speculative work: a failure here is the next real turn's to report
             return
         finally:
@@ -202,7 +202,7 @@ class InferenceService(QObject):
     prefilled = Signal(int)
 
     _load_requested = Signal(str, object)
-    _prefill_requested = Signal(object, str, int)
+    _prefill_requested = Signal(object, str, int, bool)
     _generate_requested = Signal(int, object, object)
     _count_requested = Signal(int, object)
 
@@ -246,8 +246,9 @@ class InferenceService(QObject):
     def can_prefill(self) -> bool:
         return hasattr(self.engine, "prefill")
 
-    def prefill(self, messages: Sequence[ChatMessage], draft: str) -> bool:
-        """Type-ahead: ask the engine to read ``messages`` and the start of ``draft`` ahead of a send.
+    def prefill(self, messages: Sequence[ChatMessage], draft: str, whole: bool = False) -> bool:
+        """Type-ahead: ask the engine to read ``messages`` and the start of ``draft`` (all of it and the reply
+        header with ``whole``: the user paused) ahead of a send.
 
         Speculative and lowest priority: skipped while a model loads or a reply runs, and any later
         ``generate``, ``load`` or ``prefill`` stops it at its next chunk. Returns whether it was asked.
@@ -256,7 +257,7 @@ class InferenceService(QObject):
             return False
         self._preempt_prefill()  # the previous draft's prefill is out of date
         epoch = int(self.engine.typeahead_epoch())  # type: ignore[attr-defined]
-        self._prefill_requested.emit(list(messages), draft, epoch)
+        self._prefill_requested.emit(list(messages), draft, epoch, whole)
         return True
 
     def _preempt_prefill(self) -> None:

@@ -59,6 +59,7 @@ class TypeAhead(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.prepare_now)
+        self._whole = True  # the next prefill reads the whole draft and the reply header (after a pause)
         self.requests = 0  # prefills asked for (tests and the bench read it)
 
     @property
@@ -69,11 +70,15 @@ class TypeAhead(QObject):
         """The composer's text changed: prepare once typing pauses, or soon after a finished word."""
         if self.active:
             draft = self._draft() or ""
-            self._timer.start(WORD_MS if draft[-1:].isspace() else IDLE_MS)
+            # Soon after a finished word: the words so far. After a pause: all of it, and the reply header, as if
+            # Enter came next (a pause before Enter leaves one token to read after it).
+            self._whole = not draft[-1:].isspace()
+            self._timer.start(IDLE_MS if self._whole else WORD_MS)
 
     def chat_changed(self) -> None:
         """Another conversation is open, a reply ended or the model is ready: prepare its history now."""
         if self.active:
+            self._whole = True
             self._timer.start(0)
 
     def stop(self) -> None:
@@ -86,7 +91,7 @@ class TypeAhead(QObject):
         draft = self._draft()
         if history is None or draft is None:
             return
-        if self._service.prefill(history, draft):
+        if self._service.prefill(history, draft, self._whole):
             self.requests += 1
 
 
