@@ -152,7 +152,7 @@ def test_the_context_budget_is_og_s_kv_buffer(tiny_model: Path, og_lengths: list
     engine = LocalEngine()
     info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=300))
     assert info.context_budget == 300
-    engine.reserve_cache()  # what the engine child does right after answering "load"
+    engine.prepare_first_turn()  # what the engine child does right after answering "load"
     assert og_lengths == [300]
     assert _tiny_reply(_reply(list(engine.generate([ChatMessage("user", "hi")], GREEDY))))
     assert og_lengths == [300]  # the reserved buffer served the turn: no second Generator
@@ -165,7 +165,7 @@ def test_the_context_budget_is_og_s_kv_buffer(tiny_model: Path, og_lengths: list
 def test_a_single_turn_sizes_og_s_buffer_to_the_turn(tiny_model: Path, og_lengths: list[int]) -> None:
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2000, single_turn=True))
-    engine.reserve_cache()  # nothing to reserve ahead: the turn decides
+    engine.prepare_first_turn()  # nothing to reserve ahead: the turn decides
     assert og_lengths == []
     events = list(engine.generate([ChatMessage("user", "hi")], GREEDY))
     finished = events[-1]

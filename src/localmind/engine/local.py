@@ -376,10 +376,13 @@ class LocalEngine:
         params.set_search_options(max_length=self._capacity, do_sample=False)
         return self._og.Generator(self._model, params)
 
-    def reserve_cache(self) -> None:
-        """Allocate og's KV buffer now rather than at the first message (og does it when a Generator is made:
-        ~0.1 s per 200 MB). For a caller with idle time after a load: the engine child, between its answer to
-        ``load`` and the first request."""
+    def prepare_first_turn(self) -> None:
+        """Do now what the first message would otherwise wait for: allocate og's KV buffer (og does it when a
+        Generator is made: ~0.1 s per 200 MB) and import numpy's random generator for sampling (~60 ms). For a
+        caller with idle time after a load: the engine child, between its answer to ``load`` and the first request.
+        """
+        import numpy.random  # noqa: F401 - imported for its side effect: loaded now, not at the first sample
+
         if self._model is not None and self._generator is None and not self._options.single_turn:
             self._generator = self._new_generator()
 

@@ -135,7 +135,7 @@ def _serve(
                 return
             if command == "load":
                 conn.send(("ok", engine.load(*args)))
-                engine.reserve_cache()  # while the parent gets ready: the first message does not wait for it
+                engine.prepare_first_turn()  # while the parent gets ready: the first message does not wait for it
                 heartbeat.beat()
             elif command == "unload":
                 engine.unload()
