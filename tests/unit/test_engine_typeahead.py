@@ -149,7 +149,30 @@ def test_a_send_preempts_type_ahead_within_one_chunk(tiny_model: Path) -> None:
     worker.join(5)
     assert not worker.is_alive()
     assert len(appended) <= seen + 1  # at most the chunk that was running
-    assert max(appended) <= 16
+    # A paste is read in full-size chunks (a send needs those tokens anyway) until its last 256 tokens; those, as a
+    # typed message's, in chunks of 16: a send while someone types waits for at most 16 tokens.
+    assert max(appended) <= 128
+
+
+def test_a_typed_message_is_read_in_small_chunks_and_a_paste_in_large_ones(tiny_model: Path) -> None:
+    engine = LocalEngine()
+    engine.load(str(tiny_model), LoadOptions(device="cpu"))
+    appended: list[int] = []
+    real_append = engine._append
+
+    def counting_append(tokens: list[int]) -> None:
+        real_append(tokens)
+        appended.append(len(tokens))
+
+    engine._append = counting_append  # type: ignore[method-assign]
+    pasted = "The quick brown fox jumps over the lazy dog. " * 60
+    engine.prefill(HISTORY, pasted)
+    assert max(appended) == 128  # the loader's prefill chunk
+    assert sum(n for n in appended if n == 16) >= 256 - 16  # the end of the backlog in small chunks
+    appended.clear()
+    engine.prefill(HISTORY, pasted + "and then a few more typed words ")
+    assert appended and max(appended) <= 16
+    check_send(engine, tiny_model, HISTORY, pasted + "and then a few more typed words")
     engine._append = real_append  # type: ignore[method-assign]
     check_send(engine, tiny_model, HISTORY, pasted)
 
