@@ -13,7 +13,7 @@ import pytest
 from localmind.engine.local import LocalEngine
 from localmind.engine.types import ChatMessage, GenerationOptions, TextDelta
 from tests.helpers.tiny_model import REPLIES
-from tests.server.serving import Server
+from tests.server.serving import Server, start_server
 
 pytestmark = pytest.mark.slow
 
@@ -197,19 +197,23 @@ def test_four_concurrent_streams_all_complete(client: openai.OpenAI) -> None:
     assert results == alone and all(r in REPLIES for r in results.values())
 
 
-def test_one_log_line_per_request(tiny_server: Server, client: openai.OpenAI) -> None:
-    # A streamed request is logged just after its client read the end: let earlier tests' lines land first.
-    before = -1
-    while before != tiny_server.log().count("\n"):
-        before = tiny_server.log().count("\n")
-        time.sleep(0.3)
-    client.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "log me"}], temperature=0)
-    with pytest.raises(openai.NotFoundError):
-        client.chat.completions.create(model="nope", messages=[{"role": "user", "content": "x"}])
-    text = tiny_server.wait_for_log('"POST /v1/chat/completions" 404')
-    lines = text.splitlines()[before:]
-    assert len(lines) == 2, lines
-    assert '"POST /v1/chat/completions" 200' in lines[0] and "completion" in lines[0] and "stop" in lines[0]
+def test_one_log_line_per_request(tiny_model: Path, tmp_path: Path) -> None:
+    # Its own server: on a shared one, an earlier test's streamed request may still be logging when this one starts.
+    server = start_server(tiny_model, tmp_path, env={"LOCALMIND_DATA_DIR": str(tmp_path / "data")})
+    try:
+        own = openai.OpenAI(base_url=server.v1, api_key="unused", max_retries=0, timeout=30)
+        own.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "log me"}], temperature=0)
+        with pytest.raises(openai.NotFoundError):
+            own.chat.completions.create(model="nope", messages=[{"role": "user", "content": "x"}])
+        server.wait_for_log('"POST /v1/chat/completions" 200')
+        text = server.wait_for_log('"POST /v1/chat/completions" 404')
+        time.sleep(0.5)  # a second line for either request would come now: give it the chance to show
+        lines = [line for line in server.log().splitlines() if '"POST /v1/chat/completions"' in line]
+        assert len(lines) == 2, text
+        [ok] = [line for line in lines if '" 200 ' in line]
+        assert "completion" in ok and "stop" in ok
+    finally:
+        server.stop()
 
 
 def test_min_tokens_extension_and_server_timings(client: openai.OpenAI) -> None:
