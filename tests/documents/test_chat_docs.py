@@ -9,18 +9,12 @@ from localmind.documents.index import DocumentIndex
 from localmind.documents.library import Library
 from localmind.documents.prompting import DOCS_INSTRUCTION, NO_MATCH_NOTE, cited, sources_line
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, TurnFinished
+from tests.helpers.engine_turns import run_turn
 
 
 def turn(engine: LocalEngine, history: list[ChatMessage], options: GenerationOptions) -> tuple[str, TurnFinished]:
-    text, finished = "", None
-    for event in engine.generate(history, options):
-        if isinstance(event, TextDelta):
-            text += event.text
-        else:
-            finished = event
-    assert finished is not None
-    return text, finished
+    return run_turn(engine, history, options)
 
 
 def test_passages_go_in_labelled_and_the_cache_is_reused(corpus: Path, tiny_model: Path, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import pytest
 
 from localmind.engine.remote import RemoteEngine
 from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, TextDelta, TurnFinished
+from tests.helpers.engine_turns import run_pieces
 from tests.server.serving import free_port
 
 pytestmark = pytest.mark.slow
@@ -87,14 +88,7 @@ def engine(llama_server: str) -> Iterator[RemoteEngine]:
 def run(
     engine: RemoteEngine, messages: list[ChatMessage], options: GenerationOptions
 ) -> tuple[list[str], TurnFinished]:
-    pieces, finished = [], None
-    for event in engine.generate(messages, options):
-        if isinstance(event, TextDelta):
-            pieces.append(event.text)
-        else:
-            finished = event
-    assert finished is not None
-    return pieces, finished
+    return run_pieces(engine, messages, options)
 
 
 def test_lists_the_models_and_loads_one(engine: RemoteEngine, llama_server: str) -> None:

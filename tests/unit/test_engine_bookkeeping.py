@@ -16,21 +16,15 @@ import pytest
 from tokenizers import Tokenizer
 
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TurnFinished
+from tests.helpers.engine_turns import run_turn
 from tests.helpers.tiny_model import EOT
 
 GREEDY = GenerationOptions(temperature=0)
 
 
 def run(engine: LocalEngine, messages: list[ChatMessage]) -> tuple[str, TurnFinished]:
-    text, finished = "", None
-    for event in engine.generate(messages, GREEDY):
-        if isinstance(event, TextDelta):
-            text += event.text
-        else:
-            finished = event
-    assert finished is not None
-    return text, finished
+    return run_turn(engine, messages, GREEDY)
 
 
 def fresh_reply(tiny_model: Path, messages: list[ChatMessage]) -> str:

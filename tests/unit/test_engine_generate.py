@@ -17,6 +17,7 @@ from localmind.engine.types import (
     TextDelta,
     TurnFinished,
 )
+from tests.helpers.engine_turns import run_pieces
 from tests.helpers.tiny_model import REPLIES, expected_reply
 
 GREEDY = GenerationOptions(temperature=0)
@@ -29,15 +30,7 @@ def chatml(messages: list[ChatMessage]) -> str:
 def run(
     engine: LocalEngine, messages: list[ChatMessage], options: GenerationOptions = GREEDY
 ) -> tuple[list[str], TurnFinished]:
-    deltas: list[str] = []
-    finished = None
-    for event in engine.generate(messages, options):
-        if isinstance(event, TextDelta):
-            deltas.append(event.text)
-        else:
-            finished = event
-    assert finished is not None
-    return deltas, finished
+    return run_pieces(engine, messages, options)
 
 
 @pytest.fixture

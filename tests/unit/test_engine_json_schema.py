@@ -21,6 +21,7 @@ from localmind.engine.types import (
     TextDelta,
     TurnFinished,
 )
+from tests.helpers.engine_turns import run_turn
 from tests.helpers.tiny_model import REPLIES, expected_reply
 from tests.unit.test_engine_generate import chatml
 
@@ -40,14 +41,7 @@ PERSON = {
 def run(
     engine: LocalEngine | EngineProcess, messages: list[ChatMessage], **options: object
 ) -> tuple[str, TurnFinished]:
-    text, finished = "", None
-    for event in engine.generate(messages, GenerationOptions(**options)):  # type: ignore[arg-type]
-        if isinstance(event, TextDelta):
-            text += event.text
-        else:
-            finished = event
-    assert finished is not None
-    return text, finished
+    return run_turn(engine, messages, GenerationOptions(**options))  # type: ignore[arg-type]
 
 
 @pytest.fixture

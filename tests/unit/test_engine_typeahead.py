@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from localmind.engine.local import LocalEngine, safe_draft
-from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TextDelta, TurnFinished
+from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TurnFinished
+from tests.helpers.engine_turns import run_turn
 
 GREEDY = GenerationOptions(temperature=0)
 HISTORY = [
@@ -24,14 +25,7 @@ HISTORY = [
 
 
 def run(engine: LocalEngine, messages: list[ChatMessage]) -> tuple[str, TurnFinished]:
-    text, finished = "", None
-    for event in engine.generate(messages, GREEDY):
-        if isinstance(event, TextDelta):
-            text += event.text
-        else:
-            finished = event
-    assert finished is not None
-    return text, finished
+    return run_turn(engine, messages, GREEDY)
 
 
 @pytest.fixture
