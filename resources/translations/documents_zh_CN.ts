@@ -242,4 +242,22 @@
         <translation>此聊天占用的模型上下文：{documents} 个 token 是来自你的文档的段落（最前面颜色不同的部分），{rest} 个是对话本身。</translation>
     </message>
 </context>
+<context>
+    <name>ModelDetails</name>
+    <message>
+        <source>{size} while Documents uses it</source>
+        <translation>“文档”使用时占 {size}</translation>
+    </message>
+    <message>
+        <source>measured when Documents first uses it</source>
+        <translation>“文档”首次使用时测量</translation>
+    </message>
+</context>
+<context>
+    <name>SearchPanel</name>
+    <message>
+        <source>An embedding model, not a chat model. For search by meaning in your documents use Documents → “Download the embedding model”.</source>
+        <translation>这是嵌入模型，不是聊天模型。要在文档中按含义搜索，请在“文档”中点击“下载嵌入模型”。</translation>
+    </message>
+</context>
 </TS>

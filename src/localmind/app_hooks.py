@@ -43,6 +43,7 @@ ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each pi
 ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
 ENV_REPORT = "LOCALMIND_TEST_REPORT"  # write what the window shows to this JSON file once started, then quit
 ENV_LOAD_GATE = "LOCALMIND_TEST_LOAD_GATE"  # a model load waits until this file exists (a model slow to load)
+ENV_WIDGETS = "LOCALMIND_TEST_WIDGETS"  # write what is on screen (visible widgets, text, place) to this JSON file
 
 
 def _package_dir() -> Path:
@@ -141,6 +142,9 @@ def install(mind: LocalMind) -> None:
         mind.service.loaded.connect(lambda _info: emit("loaded", f"{time.time():.4f}"))
         mind.service.prefilled.connect(lambda tokens: emit("prefilled", f"{time.time():.4f}", tokens))
         _trace_first_paint(mind, emit)
+    widgets = os.environ.get(ENV_WIDGETS)
+    if widgets:
+        _report_widgets(mind, Path(widgets))
     if prompt:
 
         def send_again() -> None:
@@ -188,3 +192,82 @@ def _trace_first_paint(mind: LocalMind, emit: Callable[..., None]) -> None:
 
     watcher = FirstPaint(window)
     mind.qapp.installEventFilter(watcher)
+
+
+def _report_widgets(mind: LocalMind, path: Path, interval_ms: int = 200) -> None:
+    """Every ``interval_ms``, write the visible widgets of every window to ``path`` (JSON): class, object name, text,
+    enabled, screen rectangle, and the links in rich text with their rectangles. An X test reads it to know WHERE to
+    click with real X events (tests/documents/xwidgets.py); the clicks themselves go through the X server."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QTextCursor
+    from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QProgressBar, QTextEdit, QWidget
+
+    def screen_rect(widget: QWidget, rect: QRect) -> list[int]:
+        top_left = widget.mapToGlobal(rect.topLeft())
+        return [top_left.x(), top_left.y(), rect.width(), rect.height()]
+
+    def links(view: QTextEdit) -> list[dict[str, object]]:
+        found: list[dict[str, object]] = []
+        document = view.document()
+        block = document.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                if fragment.charFormat().isAnchor():
+                    cursor = QTextCursor(document)
+                    cursor.setPosition(fragment.position())
+                    start = view.cursorRect(cursor)
+                    cursor.setPosition(fragment.position() + 1)
+                    first = view.cursorRect(cursor)  # the link's first character: clicked there, it is the link
+                    rect = QRect(start.x(), start.y(), max(first.x() - start.x(), 1), start.height())
+                    found.append(
+                        {
+                            "href": fragment.charFormat().anchorHref(),
+                            "text": fragment.text(),
+                            "rect": screen_rect(view.viewport(), rect),
+                        }
+                    )
+                fragments += 1
+            block = block.next()
+        return found
+
+    def describe(widget: QWidget, window: QWidget) -> dict[str, object]:
+        row: dict[str, object] = {
+            "class": type(widget).__name__,
+            "name": widget.objectName(),
+            "window": window.windowTitle(),
+            "enabled": widget.isEnabled(),
+            "rect": screen_rect(widget, widget.rect()),
+        }
+        if isinstance(widget, (QAbstractButton, QLabel, QLineEdit)):
+            row["text"] = widget.text()
+            row["tooltip"] = widget.toolTip()
+        elif isinstance(widget, QTextEdit):
+            row["text"] = widget.toPlainText()[:4000]
+            row["links"] = links(widget)
+        elif isinstance(widget, QProgressBar):
+            row["value"], row["maximum"] = widget.value(), widget.maximum()
+            row["tooltip"] = widget.toolTip()
+        return row
+
+    def write() -> None:
+        try:
+            rows = [
+                describe(widget, window)
+                for window in QApplication.topLevelWidgets()
+                if window.isVisible()
+                for widget in (window, *window.findChildren(QWidget))
+                # A dialog is a child of the main window too: each widget is listed once, under its own window.
+                if widget.window() is window and widget.isVisible() and widget.width() > 0 and widget.height() > 0
+            ]
+            partial = path.with_name(path.name + ".tmp")
+            partial.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+            os.replace(partial, path)
+        except Exception as exc:  # a test switch must never break the window
+            print("widget report failed:", exc, flush=True)
+
+    timer = QTimer(mind)
+    timer.setInterval(interval_ms)
+    timer.timeout.connect(write)
+    timer.start()

@@ -71,9 +71,13 @@ def test_download_verify_install_and_search_with_vectors(hub: FakeHub, corpus: P
     assert generated["layout"] == "embedding" and generated["dimensions"] == 32
     assert verify_model(E5_ID).ok
     from localmind.core.hub.details import model_facts
+    from localmind.ui.model_manager.details import facts_text
 
     facts = model_facts(model.model_path, model.manifest)
-    assert facts.context_length == 512 and facts.quantization == "8-bit"
+    assert facts.context_length == 512 and facts.quantization == "8-bit" and facts.kind == "embedding"
+    # Not measured yet (the install's own check ran on the staging folder, with one thread): the manager says when.
+    assert facts.memory_bytes is None
+    assert "Memory: measured when Documents first uses it" in facts_text(facts)
     assert [m.id for m in list_installed() if m.kind == "chat"] == []
 
     # Documents picks it up: vectors for every passage, under the model's id, and dense search finds them.
@@ -89,6 +93,11 @@ def test_download_verify_install_and_search_with_vectors(hub: FakeHub, corpus: P
     top = library.search("Kestrel Ridge rain gauge")[0]
     assert (Path(top.file).name, top.page) == ("field-notes.pdf", 3)
     library.close()
+    # Its first run in Documents measured what it costs in memory; the manager shows that, not a chat load figure.
+    facts = model_facts(model.model_path, model.manifest)
+    assert facts.memory_bytes is not None and facts.memory_bytes > 0
+    text = facts_text(facts)
+    assert "while Documents uses it" in text and "measured" not in text and "when loaded" not in text
 
     # A damaged graph: verify says so, and Documents no longer uses it (keyword search only).
     graph = model.folder / "onnx" / "model_quantized.onnx"
@@ -151,3 +160,58 @@ def test_models_download_from_the_terminal(hub: FakeHub, data_dir: Path, corpus:
         assert db.execute("SELECT count(*) FROM vectors WHERE model = ?", (E5_ID,)).fetchone()[0] == chunks
     finally:
         db.close()
+
+
+def test_by_repo_id_the_catalog_embedding_model_installs_as_the_catalog_entry(hub: FakeHub) -> None:
+    from localmind.core.hub import DownloadRequest
+
+    # As the model manager's search and `models download owner/name` ask: a plain request by repo id (any case).
+    model = DownloadJob(DownloadRequest(E5_REPO.lower()), settings=fast_settings(hub)).run()
+    assert model.ok and model.id == E5_ID and model.kind == "embedding"
+    assert {p for p, n in hub.bytes_served.items() if n and p.startswith("onnx/")} == {"onnx/model_quantized.onnx"}
+    config = json.loads((model.folder / "embedding.json").read_text(encoding="utf-8"))
+    assert config["query_prefix"] == "query: " and config["pooling"] == "mean"  # the catalog's settings
+    assert verify_model(E5_ID).ok and installed_embedding_model() == model.folder
+    assert [m.id for m in list_installed() if m.kind == "chat"] == []
+
+
+def test_other_encoders_are_refused_saying_how_to_get_the_embedding_model(
+    hub: FakeHub, repo_model: Path, data_dir: Path
+) -> None:
+    from localmind.core.hub import DownloadRequest
+
+    files = embedding_repo_files(repo_model)
+    files["config.json"] = json.dumps({"model_type": "xlm-roberta", "architectures": ["XLMRobertaModel"]}).encode()
+    hub.add_repo(FakeRepo("someone/other-encoder", files))
+    with pytest.raises(HubError) as refused:
+        DownloadJob(DownloadRequest("someone/other-encoder"), settings=fast_settings(hub)).run()
+    assert "someone/other-encoder cannot be used" in refused.value.message
+    assert "embedding model" in refused.value.hint and "localmind models download multilingual-e5-small" in (
+        refused.value.hint
+    )
+    assert not any(p.startswith("onnx/") for p, n in hub.bytes_served.items() if n)  # refused before any weights
+    assert list_installed() == []
+    # The model manager's search says what it is and where to get the one Documents uses.
+    from PySide6.QtCore import QObject
+
+    from localmind.core.hub.search import check_repo
+    from localmind.ui.model_manager.search import SearchPanel
+
+    verdict = check_repo("someone/other-encoder", settings=fast_settings(hub))
+    assert not verdict.runs
+    assert SearchPanel.why_text(QObject(), verdict).startswith("An embedding model, not a chat model.")  # type: ignore[arg-type]
+
+    # The same in a terminal, and there the catalog's repo id installs the embedding model.
+    env = dict(os.environ, LOCALMIND_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="0", HF_ENDPOINT=hub.endpoint)
+
+    def localmind(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "localmind", *args], capture_output=True, text=True, timeout=120, env=env
+        )
+
+    proc = localmind("models", "download", "someone/other-encoder")
+    assert proc.returncode != 0 and "localmind models download multilingual-e5-small" in proc.stderr, proc.stderr
+    proc = localmind("models", "download", E5_REPO)
+    assert proc.returncode == 0, proc.stderr
+    row = next(m for m in json.loads(localmind("models", "list", "--json").stdout)["installed"] if m["id"] == E5_ID)
+    assert row["ok"] and row["kind"] == "embedding"

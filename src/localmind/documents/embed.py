@@ -171,7 +171,9 @@ def install_embedding_model(source: Path) -> Path:
     import shutil
 
     source = source.expanduser().resolve()
-    Embedder(source).embed_query("check")  # refuses a folder that is not a working model, before copying anything
+    Embedder(source, measure_memory=False).embed_query(
+        "check"
+    )  # refuses a folder that is not a working model, before copying anything
     target = embedding_models_dir() / source.name
     staging = embedding_models_dir() / f".{source.name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
@@ -186,7 +188,9 @@ def check_embedding_model(folder: Path) -> int:
     """Load the model and embed a query and a passage: the vector width, or EmbeddingModelError saying what is wrong."""
     import numpy as np
 
-    embedder = Embedder(folder, threads=1)
+    embedder = Embedder(
+        folder, threads=1, measure_memory=False
+    )  # a staging folder, one thread: not what Documents uses
     try:
         query = embedder.embed_query("check")
         passage = embedder.embed_passages(["A short passage to check the model."])[0]
@@ -204,11 +208,17 @@ def check_embedding_model(folder: Path) -> int:
 class Embedder:
     """Turns texts into unit vectors. Thread-safe (one session, a lock around the cache)."""
 
-    def __init__(self, folder: Path, threads: int | None = None, batch_size: int = BATCH) -> None:
+    def __init__(
+        self, folder: Path, threads: int | None = None, batch_size: int = BATCH, measure_memory: bool = True
+    ) -> None:
         from tokenizers import Tokenizer
 
         from localmind.documents.ort_capi import CApiSession
+        from localmind.engine.memory import resident_bytes
 
+        # What the model costs in memory: this process's growth from here to the end of its first run (the graph's
+        # weights, then the runtime's buffers), shown in the model manager.
+        self._resident_before: int | None = resident_bytes() if measure_memory else None
         model_file = find_model_file(folder)
         if model_file is None or not (folder / "tokenizer.json").is_file():
             raise EmbeddingModelError(
@@ -279,6 +289,15 @@ class Embedder:
                 self._cache.popitem(last=False)
         return [v for v in out if v is not None]
 
+    def _record_memory(self, before: int) -> None:
+        from localmind.core.model_memory import record_loaded_memory
+        from localmind.engine.memory import resident_bytes
+
+        self._resident_before = None
+        now = resident_bytes()
+        if before and now > before:  # 0: the platform does not say
+            record_loaded_memory(self.folder, now - before)
+
     def _run(self, encodings: list[Any]) -> list[Vector]:
         import numpy as np
 
@@ -294,6 +313,8 @@ class Embedder:
         feeds = {k: v for k, v in feeds.items() if k in self.input_names}
         hidden = np.asarray(self.session.run([self.output_name], feeds)[0], dtype=np.float32)
         self.runs += 1
+        if self._resident_before is not None:
+            self._record_memory(self._resident_before)
         if hidden.ndim != 3:
             raise EmbeddingModelError(
                 f"{self.model_id}: the model's output has shape {hidden.shape}, not [texts, tokens, width].",

@@ -152,7 +152,10 @@ class UnsupportedArchitectureError(HubError):
     """config.json names an architecture LocalMind cannot run: refused before any weights were fetched."""
 
     def __init__(self, repo: str, reason: str, config: Mapping[str, Any]) -> None:
-        super().__init__(f"{repo} cannot be used: {reason}", hint="Pick a model of a supported architecture.")
+        from localmind.core.hub.embedding import encoder_hint, is_encoder
+
+        hint = encoder_hint() if is_encoder(config) else "Pick a model of a supported architecture."
+        super().__init__(f"{repo} cannot be used: {reason}", hint=hint)
         self.repo = repo
         self.reason = reason
         self.model_type = str(config.get("model_type") or "")

@@ -7,17 +7,17 @@ the engine measured the last time it loaded the model (``record_loaded_memory``)
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from localmind import paths
 from localmind.core.hub.community import estimate_parameters
 from localmind.core.hub.manifest import Manifest
+from localmind.core.model_memory import STATS_NAME as STATS_NAME  # re-exported: the app records the chat model's
+from localmind.core.model_memory import loaded_memory as loaded_memory
+from localmind.core.model_memory import record_loaded_memory as record_loaded_memory
 
-STATS_NAME = "model-memory.json"
 _QUANT = re.compile(r"(int4|int8|fp16|fp32|q4f16|q4|bf16|uint8|bnb4)", re.IGNORECASE)
 
 
@@ -30,6 +30,7 @@ class ModelFacts:
     memory_bytes: int | None  # measured after the last load; None until loaded once
     source: str  # where it came from (English; the window words its own from the manifest)
     generated_config: bool  # LocalMind wrote its genai_config.json (an onnx-community download)
+    kind: str = "chat"  # "embedding": used by Documents, never loaded in the chat
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -38,35 +39,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _stats_path() -> Path:
-    return paths.data_dir() / STATS_NAME
-
-
-def _key(model_dir: str | Path) -> str:
-    return os.path.normcase(str(Path(model_dir).expanduser().resolve()))
-
-
-def record_loaded_memory(model_dir: str | Path, memory_bytes: int) -> None:
-    """Remember what the engine measured after loading ``model_dir`` (best effort: a failure only loses a hint)."""
-    if memory_bytes <= 0:
-        return
-    path = _stats_path()
-    data = _read_json(path)
-    data[_key(model_dir)] = int(memory_bytes)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass
-
-
-def loaded_memory(model_dir: str | Path) -> int | None:
-    value = _read_json(_stats_path()).get(_key(model_dir))
-    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 def _parameters_from_genai(config: dict[str, Any]) -> int | None:
@@ -123,4 +95,5 @@ def model_facts(model_dir: Path, manifest: Manifest | None = None) -> ModelFacts
         memory_bytes=loaded_memory(model_dir),
         source=manifest.describe_source() if manifest is not None else str(model_dir),
         generated_config=bool(generated),
+        kind=manifest.kind if manifest is not None else "chat",
     )

@@ -21,7 +21,7 @@ from localmind import paths
 from localmind.core.catalog import CatalogEntry, free_disk_bytes
 from localmind.core.hub.community import CommunityPlan, community_model_id, is_community, plan_community
 from localmind.core.hub.control import CANCEL, TransferControl
-from localmind.core.hub.embedding import EmbeddingPlan, finish_embedding_folder, plan_embedding
+from localmind.core.hub.embedding import EmbeddingPlan, as_catalog_embedding, finish_embedding_folder, plan_embedding
 from localmind.core.hub.errors import AlreadyInstalledError, DownloadStopped, HubError, NotEnoughDiskError
 from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
 from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
@@ -251,7 +251,8 @@ class DownloadJob:
         open_part: OpenPart = open_part_for_append,
         disk_free: Callable[[Path], int | None] = free_disk_bytes,
     ) -> None:
-        self.request = request
+        # The catalog's embedding model asked for by its repo id: downloaded as the catalog entry (embedding kind).
+        self.request = request = as_catalog_embedding(request)
         self.token = token
         self.settings = settings or HubSettings()
         self.control = control or TransferControl()

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localmind.core.hub.errors import HubError
 from localmind.core.hub.hashing import SHA256, hash_file
@@ -22,11 +22,71 @@ from localmind.core.hub.listing import RemoteFile, RepoListing
 from localmind.core.hub.manifest import ManifestFile, now_iso
 from localmind.engine.formats.variants import Variant, find_variants, small_files
 
+if TYPE_CHECKING:
+    from localmind.core.catalog import CatalogEntry
+    from localmind.core.hub.download import DownloadRequest
+
 CONFIG_NAME = "embedding.json"
 TOKENIZER = "tokenizer.json"
 # On a CPU: the 8-bit dynamic quantization is a quarter of fp32's size and the fastest on x86 (int8 matmuls);
 # then fp32. 4-bit graphs lose more quality on a small encoder, fp16 graphs are slow on CPUs: last.
 CPU_ORDER = ("quantized", "int8", "uint8", "fp32", "q4", "bnb4", "fp16", "q4f16")
+
+
+# Encoders (text in, vectors out): what sentence-embedding models are built on. Not chat models.
+ENCODER_TYPES = frozenset(
+    {"bert", "xlm-roberta", "roberta", "distilbert", "mpnet", "camembert", "electra", "nomic_bert", "modernbert"}
+)
+GET_IT = "localmind models download multilingual-e5-small"
+
+
+def is_encoder(config: Mapping[str, Any]) -> bool:
+    """config.json describes a BERT/XLM-R-style encoder (an embedding model's base), not a text generator."""
+    model_type = str(config.get("model_type") or "").lower()
+    architectures = config.get("architectures")
+    arch = str(architectures[0]) if isinstance(architectures, list) and architectures else ""
+    return model_type in ENCODER_TYPES and not arch.endswith("ForCausalLM")
+
+
+def encoder_hint() -> str:
+    """What to do instead of downloading an encoder as a chat model (the repo-id path cannot know its prefixes and
+    pooling, which a wrong guess silently ruins, so only the catalog's embedding model is installed as one)."""
+    return (
+        "This is an embedding model, not a chat model. For Documents' search by meaning use the catalog's embedding "
+        f"model: `{GET_IT}` (or Documents → Download the embedding model)."
+    )
+
+
+def catalog_embedding_entry(repo: str) -> CatalogEntry | None:
+    """The catalog's embedding entry for ``repo`` (owner/name, any case), or None."""
+    from localmind.core.catalog import load_catalog
+
+    wanted = repo.strip().lower()
+    return next((e for e in load_catalog() if e.kind == "embedding" and e.repo.lower() == wanted), None)
+
+
+def as_catalog_embedding(request: DownloadRequest) -> DownloadRequest:
+    """A download by repo id of the catalog's embedding model becomes the catalog's download (kind, settings written
+    to embedding.json, variant, id), keeping a variant or id the user chose. Any other request is returned as is."""
+    from dataclasses import replace
+
+    from localmind.core.hub.download import request_for_catalog
+
+    if request.kind != "chat" or request.folder:
+        return request
+    entry = catalog_embedding_entry(request.repo)
+    if entry is None:
+        return request
+    catalog = request_for_catalog(entry, "cpu")  # Documents runs it on the CPU
+    revision = request.revision if request.revision not in ("", "main") else catalog.revision
+    if request.variant and request.variant != catalog.variant:
+        return replace(
+            catalog,
+            revision=revision,
+            variant=request.variant,
+            model_id=request.model_id or f"{entry.id}-{request.variant}",
+        )
+    return replace(catalog, revision=revision, model_id=request.model_id or catalog.model_id)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,18 @@ def parameters_text(parameters: int | None) -> str:
 
 
 def facts_text(facts: ModelFacts) -> str:
-    memory = (
-        _tr("{size} when loaded").format(size=human_size(facts.memory_bytes))
-        if facts.memory_bytes
-        else _tr("measured at the first load")
-    )
+    if facts.kind == "embedding":  # never loaded in the chat: Documents holds it while the app runs
+        memory = (
+            _tr("{size} while Documents uses it").format(size=human_size(facts.memory_bytes))
+            if facts.memory_bytes
+            else _tr("measured when Documents first uses it")
+        )
+    else:
+        memory = (
+            _tr("{size} when loaded").format(size=human_size(facts.memory_bytes))
+            if facts.memory_bytes
+            else _tr("measured at the first load")
+        )
     parts = [
         _tr("Parameters: {n}").format(n=parameters_text(facts.parameters)),
         _tr("Quantization: {q}").format(q=facts.quantization or _tr("unknown")),

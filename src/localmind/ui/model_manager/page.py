@@ -232,6 +232,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.search.input.setFocus()  # the page opens ready to type what to look for
+        self._update_installed_buttons()  # facts measured since (a model's memory after its first use) show
 
     def set_device(self, device: str) -> None:
         """The device downloads are for changed (a model loaded on another device, or the setting changed)."""

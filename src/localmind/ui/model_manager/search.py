@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QPushButton, QTableW
 from localmind.core import secrets
 from localmind.core.catalog import MachineInfo
 from localmind.core.hub import DownloadRequest, HubSettings
+from localmind.core.hub.embedding import ENCODER_TYPES
 from localmind.core.hub.search import Compatibility, HubSearch, SearchResult, Verdict, check_results
 from localmind.engine.formats.variants import SUPPORTED_MODEL_TYPES
 from localmind.models.plain_text import tooltip
@@ -261,6 +262,11 @@ class SearchPanel(QGroupBox):
                 variant=c.choice,
                 quant=c.quantization,
                 others=", ".join(v for v in c.variants if v != c.choice) or "–",
+            )
+        if c.code == "architecture" and c.model_type.lower() in ENCODER_TYPES:
+            return self.tr(
+                "An embedding model, not a chat model. For search by meaning in your documents use Documents → "
+                "“Download the embedding model”."
             )
         if c.code == "architecture":
             name = f"{c.architecture} ({c.model_type})" if c.architecture else (c.model_type or self.tr("unknown"))
