@@ -61,15 +61,22 @@ def test_terminal_import_and_export_while_the_window_streams(qtbot: Any, launch:
     type_and_send(qtbot, mind, "stream while the terminal works")
     qtbot.waitUntil(lambda: mind.session.generating, timeout=5000)
     env_cmd = [sys.executable, "-m", "localmind", "--data-dir", str(paths.data_dir())]
-    imported = subprocess.Popen([*env_cmd, "import", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    exported = subprocess.Popen(
-        [*env_cmd, "export", "--all", "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    qtbot.waitUntil(lambda: imported.poll() is not None and exported.poll() is not None, timeout=60000)
-    out, err = exported.communicate()
-    assert exported.returncode == 0, err
-    json.loads(out)  # a whole, valid export
-    assert imported.communicate()[1] == b"" and imported.returncode == 0
+    # Their output goes to files: an export of 150 chats is more than a pipe holds, and a pipe read only after the
+    # process ends would block it (whether the export saw the imported chats depends on which ran first).
+    with (
+        (tmp_path / "import.out").open("wb") as import_out,
+        (tmp_path / "import.err").open("wb") as import_err,
+        (tmp_path / "export.out").open("wb") as export_out,
+        (tmp_path / "export.err").open("wb") as export_err,
+    ):
+        imported = subprocess.Popen([*env_cmd, "import", str(source)], stdout=import_out, stderr=import_err)
+        exported = subprocess.Popen(
+            [*env_cmd, "export", "--all", "--format", "json"], stdout=export_out, stderr=export_err
+        )
+        qtbot.waitUntil(lambda: imported.poll() is not None and exported.poll() is not None, timeout=60000)
+    assert exported.returncode == 0, (tmp_path / "export.err").read_text()
+    json.loads((tmp_path / "export.out").read_bytes())  # a whole, valid export
+    assert (tmp_path / "import.err").read_bytes() == b"" and imported.returncode == 0
     qtbot.waitUntil(lambda: not mind.session.generating and not mind.session.saver.pending, timeout=30000)
     assert db_rows(
         "SELECT content, status FROM messages WHERE role = 'assistant' AND conversation_id = ?",
