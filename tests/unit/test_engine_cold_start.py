@@ -125,7 +125,9 @@ def test_the_window_s_start_up_imports_no_numpy_keyring_or_http_client(tiny_mode
         check=False,
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    lines = done.stdout.strip().splitlines()
+    assert lines, f"the window script printed nothing (exit {done.returncode}):\n{done.stderr[-3000:]}"
+    report = json.loads(lines[-1])
     assert report["model"], done.stderr
     loaded = set(report["modules"])
     assert "PySide6.QtWidgets" in loaded  # it did build the window
