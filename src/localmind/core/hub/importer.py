@@ -107,9 +107,7 @@ def import_folder(
     if given.is_dir() and prepare.is_community_folder(given):
         return _import_community(given.resolve(), copy, model_id, on_bytes, variant, progress)
     folder = validate_model_folder(source).path
-    models = paths.models_dir().resolve()
-    if folder == models or models in folder.parents:
-        raise UserFacingError(f"{folder} is already inside LocalMind's models folder.", hint="Pick a folder elsewhere.")
+    _refuse_models_folder(folder)
     model_id = _check_id(model_id, _name_for(folder))
     files = _model_files(folder)
     staging = paths.staging_dir() / f"import-{model_id}"
@@ -128,24 +126,11 @@ def import_folder(
             entries.append(ManifestFile(relative, path.stat().st_size, SHA256, digest))
         if copy:
             validate_model_folder(staging)
-        manifest = Manifest(
-            id=model_id,
-            name=_name_for(folder),
-            source="folder" if copy else "reference",
-            files=tuple(entries),
-            total_bytes=sum(e.size for e in entries),
-            installed_at=now_iso(),
-            origin_path=str(folder),
-            verified_at=now_iso(),
-        )
-        write_manifest(staging, manifest)
-        install_staged(staging, model_id)
+        _install(staging, model_id, _name_for(folder), copy, folder, entries)
     except BaseException:
         discard_folder(staging)
         raise
-    installed = get_installed(model_id)
-    assert installed is not None
-    return installed
+    return _installed(model_id)
 
 
 def _import_community(
@@ -158,9 +143,7 @@ def _import_community(
 ) -> InstalledModel:
     from localmind.engine.formats import prepare, variants
 
-    models = paths.models_dir().resolve()
-    if folder == models or models in folder.parents:
-        raise UserFacingError(f"{folder} is already inside LocalMind's models folder.", hint="Pick a folder elsewhere.")
+    _refuse_models_folder(folder)
     prepare.check_folder(folder)  # an architecture LocalMind cannot run is refused before anything is copied
     listing = prepare.listing(folder)
     chosen = prepare.select_variant(folder, listing, variant, "auto")
@@ -194,21 +177,36 @@ def _import_community(
                 )
                 for rel in rels
             ]
-        manifest = Manifest(
-            id=model_id,
-            name=name,
-            source="folder" if copy else "reference",
-            files=tuple(entries),
-            total_bytes=sum(e.size for e in entries),
-            installed_at=now_iso(),
-            origin_path=str(folder),
-            verified_at=now_iso(),
-        )
-        write_manifest(staging, manifest)
-        install_staged(staging, model_id)
+        _install(staging, model_id, name, copy, folder, entries)
     except BaseException:
         discard_folder(staging)
         raise
+    return _installed(model_id)
+
+
+def _refuse_models_folder(folder: Path) -> None:
+    models = paths.models_dir().resolve()
+    if folder == models or models in folder.parents:
+        raise UserFacingError(f"{folder} is already inside LocalMind's models folder.", hint="Pick a folder elsewhere.")
+
+
+def _install(staging: Path, model_id: str, name: str, copy: bool, folder: Path, entries: list[ManifestFile]) -> None:
+    """Write the manifest of what was imported (copied, or referenced where it is) and install the staging folder."""
+    manifest = Manifest(
+        id=model_id,
+        name=name,
+        source="folder" if copy else "reference",
+        files=tuple(entries),
+        total_bytes=sum(e.size for e in entries),
+        installed_at=now_iso(),
+        origin_path=str(folder),
+        verified_at=now_iso(),
+    )
+    write_manifest(staging, manifest)
+    install_staged(staging, model_id)
+
+
+def _installed(model_id: str) -> InstalledModel:
     installed = get_installed(model_id)
     assert installed is not None
     return installed

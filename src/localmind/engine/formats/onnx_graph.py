@@ -26,6 +26,7 @@ from localmind.engine.formats.onnx_proto import (
     _fields_in_bytes,
     _fields_in_file,
     _graph_field,
+    _range_copier,
     _record,
     _string,
 )
@@ -316,19 +317,7 @@ def write_graph(
         )
         dst.parent.mkdir(parents=True, exist_ok=True)
         with dst.open("wb") as out:
-
-            def copy(start: int, end: int) -> None:
-                f.seek(start)
-                remaining = end - start
-                while remaining:
-                    chunk = f.read(min(remaining, 1 << 22))
-                    if not chunk:
-                        raise OnnxFormatError("file ended early")
-                    out.write(chunk)
-                    remaining -= len(chunk)
-                    if progress is not None:
-                        progress(f.tell() / max(1, size))
-
+            copy = _range_copier(f, out, size, progress)
             copy(0, graph.start)
             out.write(_encode_varint(_MODEL_GRAPH << 3 | 2) + _encode_varint(graph_len))
             for i, fld in enumerate(kept):

@@ -239,6 +239,27 @@ def _int_attribute_value(node: bytes, name: str) -> int | None:
     return None
 
 
+def _range_copier(
+    src: BinaryIO, out: BinaryIO, size: int, progress: Callable[[float], None] | None
+) -> Callable[[int, int], None]:
+    """``copy(start, end)``: bytes ``start:end`` of ``src`` to ``out`` in 4 MB pieces (weights never held whole),
+    reporting how far through ``src`` it is."""
+
+    def copy(start: int, end: int) -> None:
+        src.seek(start)
+        remaining = end - start
+        while remaining:
+            chunk = src.read(min(remaining, 1 << 22))
+            if not chunk:
+                raise OnnxFormatError("file ended early")
+            out.write(chunk)
+            remaining -= len(chunk)
+            if progress is not None:
+                progress(src.tell() / max(1, size))
+
+    return copy
+
+
 def set_node_attribute(
     src: Path,
     dst: Path,
@@ -271,19 +292,7 @@ def set_node_attribute(
         new_graph_len = graph.length + sum(len(_record(_GRAPH_NODE, p)) - (ends[s] - s) for s, p in replaced.items())
         dst.parent.mkdir(parents=True, exist_ok=True)
         with dst.open("wb") as out:
-
-            def copy(start: int, end: int) -> None:
-                f.seek(start)
-                remaining = end - start
-                while remaining:
-                    chunk = f.read(min(remaining, 1 << 22))
-                    if not chunk:
-                        raise OnnxFormatError("file ended early")
-                    out.write(chunk)
-                    remaining -= len(chunk)
-                    if progress is not None:
-                        progress(f.tell() / max(1, size))
-
+            copy = _range_copier(f, out, size, progress)
             copy(0, graph.start)
             out.write(_encode_varint(_MODEL_GRAPH << 3 | 2) + _encode_varint(new_graph_len))
             pos = graph.value
