@@ -654,20 +654,15 @@ class LocalMind(QObject):
         leaves = self.tr("Runs on {host}: your messages leave this computer.")
 
         def run() -> None:
-            from localmind.engine.remote import RemoteEngine, remote_model_dir
+            from localmind.engine.remote import list_remote_models, remote_model_dir
 
             try:
-                engine = RemoteEngine(url, key)
-                try:
-                    names = engine.list_models()
-                finally:
-                    engine.close()
+                host, names = list_remote_models(url, key)
             except UserFacingError as exc:
                 log.warning("Remote models: %s", exc)
                 return
             found = [
-                (runs_on.format(name=n, host=engine.host), remote_model_dir(url, n), leaves.format(host=engine.host))
-                for n in names
+                (runs_on.format(name=n, host=host), remote_model_dir(url, n), leaves.format(host=host)) for n in names
             ]
             self.remote_models_found.emit(found)
 

@@ -310,6 +310,16 @@ class RemoteEngine:
 REMOTE_PREFIX = "remote:"
 
 
+def list_remote_models(base_url: str, api_key: str | None) -> tuple[str, list[str]]:
+    """The server's host name and the model ids it offers, over one short-lived connection (a connection test
+    too). Raises EngineError saying what went wrong."""
+    engine = RemoteEngine(base_url, api_key)
+    try:
+        return engine.host, engine.list_models()
+    finally:
+        engine.close()
+
+
 def remote_model_dir(base_url: str, name: str) -> str:
     """How the app names a remote model where it names model folders (picker, LoadInfo, conversations)."""
     return f"{REMOTE_PREFIX}{normalise_base_url(base_url)}#{name}"

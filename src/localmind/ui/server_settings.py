@@ -205,20 +205,16 @@ class ServerSettingsTab(QWidget):
         ok_text = self.tr("Connected to {host}: {count} models ({names}).")
 
         def run() -> None:
-            from localmind.engine.remote import RemoteEngine
+            from localmind.engine.remote import list_remote_models
             from localmind.errors import UserFacingError
 
             try:
-                engine = RemoteEngine(url, key)
-                try:
-                    names = engine.list_models()
-                finally:
-                    engine.close()
+                host, names = list_remote_models(url, key)
             except UserFacingError as exc:
                 self.connection_tested.emit(False, str(exc))
                 return
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
-            self.connection_tested.emit(True, ok_text.format(host=engine.host, count=len(names), names=shown))
+            self.connection_tested.emit(True, ok_text.format(host=host, count=len(names), names=shown))
 
         threading.Thread(target=run, name="localmind-remote-test", daemon=True).start()
 
