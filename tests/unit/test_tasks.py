@@ -193,3 +193,34 @@ def test_a_task_may_end_itself_with_task_cancelled(qtbot: QtBot, runner: TaskRun
 
     runner.start(work, key="self", on_cancelled=reasons.append)
     qtbot.waitUntil(lambda: reasons == ["pause"], timeout=5_000)
+
+
+def test_a_task_outliving_its_runner_ends_quietly(qtbot: QtBot) -> None:
+    """A dialog that owns a runner can close while its task (a slow keyring read) still runs."""
+    import shiboken6
+
+    release = threading.Event()
+    progressed = threading.Event()
+    failures: list[BaseException] = []
+    previous = threading.excepthook
+    threading.excepthook = lambda args: failures.append(args.exc_value)  # type: ignore[assignment]
+    try:
+        owner = TaskRunner()
+        delivered: list[object] = []
+
+        def work(ctx: TaskContext) -> int:
+            release.wait(10)
+            ctx.progress(1)
+            progressed.set()
+            return 1
+
+        task = owner.start(work, on_success=delivered.append, on_progress=delivered.append)
+        assert task is not None and task.thread is not None
+        shiboken6.delete(owner)  # the window closed: the runner's Qt side is gone
+        release.set()
+        task.thread.join(10)
+        assert not task.thread.is_alive() and progressed.is_set()
+        qtbot.wait(50)
+        assert failures == [] and delivered == []
+    finally:
+        threading.excepthook = previous

@@ -222,7 +222,7 @@ class TaskRunner(QObject):
                 finally:
                     self.task_finished.emit(task.key, state)
 
-            self._bridge.deliver.emit(on_gui_thread)
+            _emit(self._bridge, on_gui_thread)
 
         def body() -> None:
             try:
@@ -306,7 +306,7 @@ class _LatestValue:
             if self._pending:
                 return
             self._pending = True
-        self._bridge.deliver.emit(self.flush)
+        _emit(self._bridge, self.flush)
 
     def flush(self) -> None:
         with self._lock:
@@ -315,6 +315,15 @@ class _LatestValue:
             value, self._pending = self._value, False
         if self._callback is not None and not self._closed():
             self._callback(value)
+
+
+def _emit(bridge: _Bridge, call: Callable[[], None]) -> None:
+    """Queue ``call`` for the runner's thread, unless the runner is gone: a runner owned by a window that was
+    closed while a task still ran (a dialog's keyring read) has nobody left to deliver to."""
+    try:
+        bridge.deliver.emit(call)
+    except RuntimeError:  # "Signal source has been deleted"
+        log.debug("a task finished after its runner was deleted; its outcome is dropped")
 
 
 def _deliver_failure(key: str, exc: BaseException, on_failure: Callable[[BaseException], None] | None) -> None:
