@@ -55,6 +55,14 @@ def start(x: XDisplay, data: Path, language: str, *args: str, **env: str) -> sub
     return process
 
 
+def shoot_and_press(x: XDisplay, title: str, shot: Path, key: str) -> None:
+    """Wait for the window titled ``title``, take its picture, then press ``key`` in it."""
+    window = x.find_window(title)
+    x.screenshot(shot, window)
+    x.focus(window)
+    x.key(key)
+
+
 def wait_line(process: subprocess.Popen[str], word: str, count: int = 1, timeout: float = 120) -> None:
     """Until the app's trace (LOCALMIND_TEST_TRACE) has ``count`` lines starting with ``word``."""
     path: Path = process.stdout_path  # type: ignore[attr-defined]
@@ -91,20 +99,13 @@ def test_damage_at_start_shows_a_window_and_recovers(
     helpers.damage_page(data_dir / "conversations.sqlite3")
     app = start(x, data_dir, language)
     try:
-        dialog = x.find_window("^LocalMind$")
-        x.screenshot(shots(tmp_path) / f"store-startup-damaged-{language}.png", dialog)
-        x.focus(dialog)
-        x.key("Return")  # the default: Recover my conversations
+        # the default: Recover my conversations
+        shoot_and_press(x, "^LocalMind$", shots(tmp_path) / f"store-startup-damaged-{language}.png", "Return")
         time.sleep(3)
-        report = x.find_window("^LocalMind$")
-        x.screenshot(shots(tmp_path) / f"store-recovered-{language}.png", report)
-        x.focus(report)
-        x.key("Return")  # Continue
+        # Continue
+        shoot_and_press(x, "^LocalMind$", shots(tmp_path) / f"store-recovered-{language}.png", "Return")
         time.sleep(3)
-        main = x.find_window("LocalMind")
-        x.screenshot(shots(tmp_path) / f"store-after-recovery-{language}.png", main)
-        x.focus(main)
-        x.key("alt+F4")
+        shoot_and_press(x, "LocalMind", shots(tmp_path) / f"store-after-recovery-{language}.png", "alt+F4")
     finally:
         rc, err = finish(app)
     assert rc == 0, err
@@ -127,10 +128,8 @@ def test_a_full_disk_at_start_shows_a_window_not_stderr_advice(
         time.sleep(0.3)
         filler = helpers.fill(data_dir)
         try:
-            dialog = x.find_window("^LocalMind$")
-            x.screenshot(shots(tmp_path) / f"store-startup-full-{language}.png", dialog)
-            x.focus(dialog)
-            x.key("Escape")  # Quit: nothing is done to the database
+            # Quit: nothing is done to the database
+            shoot_and_press(x, "^LocalMind$", shots(tmp_path) / f"store-startup-full-{language}.png", "Escape")
         finally:
             rc, err = finish(app)
         assert rc == 1
@@ -206,15 +205,10 @@ def test_a_read_only_disk_opens_read_only_with_a_banner(
                 text=True,
             )
             try:
-                dialog = x.find_window("^LocalMind$")
-                x.screenshot(shots(tmp_path) / f"store-startup-read-only-{language}.png", dialog)
-                x.focus(dialog)
-                x.key("Return")  # the default: Open read-only
+                # the default: Open read-only
+                shoot_and_press(x, "^LocalMind$", shots(tmp_path) / f"store-startup-read-only-{language}.png", "Return")
                 time.sleep(3)
-                main = x.find_window("LocalMind")
-                x.screenshot(shots(tmp_path) / f"store-read-only-banner-{language}.png", main)
-                x.focus(main)
-                x.key("alt+F4")
+                shoot_and_press(x, "LocalMind", shots(tmp_path) / f"store-read-only-banner-{language}.png", "alt+F4")
             finally:
                 rc, err = finish(app)
             assert rc == 0, err

@@ -8,8 +8,6 @@ reloaded the model, and quitting must not hang.
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -25,6 +23,7 @@ from localmind.engine.process import EngineProcess
 from localmind.engine.types import LoadInfo, LoadOptions
 from localmind.settings import Settings
 from tests.helpers.app_window import Launch, launch_fixture, send_and_wait, stored, tiny_reply
+from tests.helpers.processes import freeze, gone
 
 pytestmark = pytest.mark.gui
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
@@ -61,18 +60,7 @@ def _send_long_and_freeze_mid_prefill(qtbot: Any, mind: Any) -> int:
     qtbot.keyClick(box, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: engine._beats.value >= start + 30, timeout=10000)
     assert mind.session.generating
-    pid = engine.pid
-    assert pid is not None
-    os.kill(pid, signal.SIGSTOP)
-    return pid
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
+    return freeze(engine.pid)
 
 
 @posix_only
@@ -88,7 +76,7 @@ def test_stop_on_a_frozen_engine_takes_effect_and_the_next_message_is_answered(
     assert not mind.session.generating
     assert mind.window.composer.send_button.objectName() == "SendButton"
     assert stored(mind)[0] == ("user", LONG, "complete")
-    qtbot.waitUntil(lambda: _gone(frozen), timeout=2000)
+    qtbot.waitUntil(lambda: gone(frozen), timeout=2000)
     # The next message is answered, by a fresh child that reloaded the model, with the exact reply.
     send_and_wait(qtbot, mind, "hi")
     expected = tiny_reply(tiny_model, [("user", LONG), ("user", "hi")])
@@ -103,7 +91,7 @@ def test_quitting_with_a_frozen_engine_does_not_hang(qtbot: Any, launch: Launch,
     started = time.monotonic()
     mind.window.close()
     assert time.monotonic() - started < 3.0
-    qtbot.waitUntil(lambda: _gone(frozen), timeout=2000)
+    qtbot.waitUntil(lambda: gone(frozen), timeout=2000)
     with ConversationStore(data_dir / "conversations.sqlite3") as store:
         (conversation,) = store.list_conversations()
         assert [m.status for m in store.messages(conversation.id)] == ["complete", "stopped"]

@@ -25,6 +25,7 @@ from localmind.engine.types import (
     TextDelta,
     TurnFinished,
 )
+from tests.helpers.processes import freeze, gone
 from tests.helpers.tiny_model import REPLIES
 
 GREEDY = GenerationOptions(temperature=0)
@@ -134,18 +135,7 @@ def _slow_turn(tiny_model: Path, **kwargs: float) -> tuple[EngineProcess, _Turn]
 
 
 def _freeze(engine: EngineProcess) -> int:
-    pid = engine.pid
-    assert pid is not None
-    os.kill(pid, signal.SIGSTOP)
-    return pid
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
+    return freeze(engine.pid)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="freezes the engine process with SIGSTOP (POSIX only)")
@@ -159,7 +149,7 @@ def test_stop_ends_a_frozen_turn_within_two_seconds_and_the_next_message_is_answ
         assert time.monotonic() - started < 2.0
         assert turn.error is None
         assert isinstance(events[-1], TurnFinished) and events[-1].reason is FinishReason.CANCELLED
-        assert engine.kills == 1 and engine.pid != frozen and _gone(frozen)
+        assert engine.kills == 1 and engine.pid != frozen and gone(frozen)
         # A fresh child reloaded the model in the background: the next message gets the exact reply.
         assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
     finally:
@@ -185,7 +175,7 @@ def test_a_child_frozen_between_turns_is_replaced_and_the_message_answered(tiny_
         engine.load(str(tiny_model), LoadOptions(device="cpu"))
         frozen = _freeze(engine)
         assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
-        assert engine.kills == 1 and _gone(frozen)
+        assert engine.kills == 1 and gone(frozen)
         _freeze(engine)
         assert engine.count_tokens([ChatMessage("user", "hi")]) > 0
         assert engine.kills == 2
@@ -202,7 +192,7 @@ def test_close_from_another_thread_never_hangs_on_a_frozen_child(tiny_model: Pat
     turn.result(timeout=2)
     assert time.monotonic() - started < 1.0
     assert isinstance(turn.error, EngineError)
-    assert _gone(frozen)
+    assert gone(frozen)
 
 
 # -- type-ahead in the child ----------------------------------------------------------------------------------------
@@ -245,7 +235,7 @@ def test_a_child_frozen_during_type_ahead_is_replaced_when_a_send_comes(tiny_mod
         engine.preempt_prefill()
         thread.join(5)
         assert not thread.is_alive() and time.monotonic() - started < 2.0
-        assert engine.kills == 1 and _gone(frozen)
+        assert engine.kills == 1 and gone(frozen)
         assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
     finally:
         engine.close()
