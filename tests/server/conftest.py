@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
 import pytest
 
+from tests.helpers.memory_keyring import MemoryKeyring
 from tests.server.serving import Server, start_server
 from tests.server.slow_model import build_slow_model
 
@@ -22,3 +24,13 @@ def tiny_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> I
 @pytest.fixture(scope="session")
 def slow_model(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_slow_model(tiny_model, tmp_path_factory.mktemp("models") / "slow")
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """The keyring is a dict for the test (the app stores the server's keys there)."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

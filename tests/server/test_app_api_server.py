@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
-import keyring
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
@@ -110,15 +109,6 @@ def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
     assert len(messages[-1][1]) == 25  # the slow model writes one letter per token: the whole reply
     # The window kept painting throughout (a freeze would be a gap as long as a whole turn).
     assert meter.longest < 1000, meter.longest
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_settings_turn_the_server_on_and_off_and_lan_needs_a_key(

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
 
 from tests.helpers.app_window import Launch, greedy_settings, launch_fixture, send_and_wait, stored, tiny_reply
@@ -19,15 +18,6 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 @pytest.fixture
 def launch(qtbot: Any, tiny_model: Path) -> Iterator[Launch]:
     yield from launch_fixture(qtbot, tiny_model)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_a_remote_model_is_marked_loads_and_answers(
