@@ -368,10 +368,6 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <source>The model is still loading. Press Enter again when it is ready.</source>
-        <translation>模型仍在加载。加载完成后请再按一次 Enter。</translation>
-    </message>
-    <message>
         <source>No model is loaded. Open a model folder or get a model first (the model picker above).</source>
         <translation>尚未加载模型。请先打开模型文件夹或获取一个模型（使用上方的模型选择器）。</translation>
     </message>

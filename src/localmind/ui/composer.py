@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QFrame,
@@ -92,6 +92,7 @@ class Composer(QWidget):
 
     send_requested = Signal(str)
     send_blocked = Signal(str)  # Enter could not send: why, in words for the user
+    send_queued = Signal(bool)  # Enter while the model loads: True, kept to send when it is ready; False, no longer
     edit_submitted = Signal(int, str)
     stop_requested = Signal()
     regenerate_requested = Signal()
@@ -103,6 +104,8 @@ class Composer(QWidget):
         self._generating = False
         self._can_send = True
         self._blocked_reason = ""
+        self._can_queue = False  # sending is held back only for a while (the model loads): Enter queues the message
+        self._queued = False
         self._editing: int | None = None
 
         self.edit_banner = QWidget()
@@ -123,6 +126,7 @@ class Composer(QWidget):
         self.input = ComposerInput()
         self.input.submitted.connect(self.submit)
         self.input.escape_pressed.connect(self._on_escape)
+        self.input.textChanged.connect(self._on_text_changed)
         self.input.installEventFilter(self)
         self.send_button = QToolButton()
         self.send_button.setObjectName("SendButton")
@@ -198,11 +202,23 @@ class Composer(QWidget):
         self._generating = generating
         self._update_button()
 
-    def set_can_send(self, can_send: bool, reason: str = "") -> None:
-        """Whether a model is ready; ``reason`` tells the user why not (shown on the button)."""
+    def set_can_send(self, can_send: bool, reason: str = "", *, queue: bool = False) -> None:
+        """Whether a model is ready; ``reason`` tells the user why not (shown on the button). ``queue``: it will
+        be soon (the model loads), so Enter meanwhile keeps the message and sends it then."""
         self._can_send = can_send
         self._blocked_reason = reason
+        self._can_queue = queue and not can_send
+        if can_send and self._queued:
+            # After whoever made sending possible has finished setting up (the session has its model by now).
+            QTimer.singleShot(0, self._send_queued)
+        elif not can_send and not queue:
+            self._unqueue()  # the load failed or the model went: the message stays in the box, unsent
         self._update_button()
+
+    @property
+    def queued(self) -> bool:
+        """Enter was pressed while the model loaded: the message goes once it is ready (unless edited first)."""
+        return self._queued
 
     def set_can_regenerate(self, enabled: bool) -> None:
         self.regenerate_button.setEnabled(enabled)
@@ -211,6 +227,13 @@ class Composer(QWidget):
     def submit(self) -> None:
         text = self.text
         if not text.strip():
+            return
+        if not self._generating and not self._can_send and self._can_queue:
+            # The model is loading: what the user sees is sent as soon as it is ready, nothing is added to it.
+            if not self._queued:
+                self._queued = True
+                self._update_button()
+                self.send_queued.emit(True)
             return
         if self._generating or not self._can_send:
             # Say why nothing was sent, and keep what follows on its own line: a second message typed meanwhile is
@@ -245,8 +268,26 @@ class Composer(QWidget):
     def _on_escape(self) -> None:
         if self._generating:
             self.stop_requested.emit()
+        elif self._queued:
+            self._unqueue()
         elif self._editing is not None:
             self.cancel_edit()
+
+    def _on_text_changed(self) -> None:
+        # An edit after Enter means the message is not final: it waits for the next Enter.
+        self._unqueue()
+
+    def _unqueue(self) -> None:
+        if self._queued:
+            self._queued = False
+            self._update_button()
+            self.send_queued.emit(False)
+
+    def _send_queued(self) -> None:
+        if self._queued and self._can_send and not self._generating:
+            self._queued = False
+            self.send_queued.emit(False)
+            self.submit()
 
     def _update_button(self) -> None:
         c = theme.current()
@@ -260,7 +301,11 @@ class Composer(QWidget):
             self.send_button.setObjectName("SendButton")
             self.send_button.setIcon(icons.icon("send", c.on_accent, c.muted))
             self.send_button.setEnabled(self._can_send)
-            self.send_button.setToolTip(self.tr("Send (Enter)") if self._can_send else self._blocked_reason)
+            if self._queued:
+                tip = self.tr("Will be sent when the model is ready (Esc: keep it unsent)")
+            else:
+                tip = self.tr("Send (Enter)") if self._can_send else self._blocked_reason
+            self.send_button.setToolTip(tip)
             self.send_button.setAccessibleName(self.tr("Send message"))
         # The object name picks the style rule; re-polish so the change shows.
         self.send_button.style().unpolish(self.send_button)

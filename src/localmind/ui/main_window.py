@@ -247,6 +247,7 @@ class MainWindow(QMainWindow):
         # Ctrl+Q everywhere (Windows has no standard Quit key; Cmd+Q on macOS is the same sequence).
         self.quit_action = action([QKeySequence("Ctrl+Q")], self._quit)
         self.composer.send_blocked.connect(self._on_send_blocked)
+        self.composer.send_queued.connect(self._on_send_queued)
         self.sidebar.settings_requested.connect(self.settings_requested)
 
     # -- state from the app ----------------------------------------------------------------------------------
@@ -286,7 +287,7 @@ class MainWindow(QMainWindow):
         self.welcome.set_state(state, name)
         ready = state == WelcomePage.READY
         reason = self.tr("Loading the model…") if state == WelcomePage.LOADING else self.tr("Open a model first")
-        self.composer.set_can_send(ready, "" if ready else reason)
+        self.composer.set_can_send(ready, "" if ready else reason, queue=state == WelcomePage.LOADING)
         c = theme.current()
         self.model_button.setIcon(icons.icon("chip", c.muted))
         if state == WelcomePage.LOADING:
@@ -373,14 +374,19 @@ class MainWindow(QMainWindow):
         self.close()
 
     def _on_send_blocked(self, reason: str) -> None:
-        if not self._generating:
-            if self.welcome.state == WelcomePage.LOADING:
-                reason = self.tr("The model is still loading. Press Enter again when it is ready.")
-            else:
-                reason = self.tr(
-                    "No model is loaded. Open a model folder or get a model first (the model picker above)."
-                )
+        if not self._generating:  # (while the model loads Enter queues the message instead: _on_send_queued)
+            reason = self.tr("No model is loaded. Open a model folder or get a model first (the model picker above).")
         self.show_notice(self.tr("Your message was not sent yet."), reason + " " + self.tr("It stays in the box."))
+
+    def _on_send_queued(self, queued: bool) -> None:
+        title = self.tr("Your message will be sent when the model is ready.")
+        if queued:
+            detail = self.tr(
+                "Edit it before then to hold it back (then press Enter again), or press Esc to keep it unsent."
+            )
+            self.show_notice(title, detail, timeout_ms=0)
+        elif self.banner.isVisible() and self.banner.title.text() == title:
+            self.banner.dismiss()  # sent, edited or held back: the notice is no longer true
 
     def copy_last_answer(self) -> None:
         text = self.chat_view.last_assistant_text()
