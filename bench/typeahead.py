@@ -40,7 +40,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 
 from bench.engine import text_of_tokens
@@ -53,12 +53,21 @@ from localmind.settings import Settings
 NEW_TOKENS = 4
 
 
+def pump(ms: int) -> None:
+    """Run the event loop for ``ms`` as the app's own loop runs it. Not QTest.qWait: that holds Python's GIL the
+    whole time (measured: a Python thread beside it ran ~1 % of its speed), which starves the app's inference
+    thread — the type-ahead requests it forwards to the engine then leave late, and the send with them."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
 def wait_until(condition: Any, timeout_s: float, what: str) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out waiting for {what}")
-        QTest.qWait(5)
+        pump(5)
 
 
 def history_turns(engine: LocalEngine, tokens: int) -> list[tuple[str, str]]:
@@ -80,7 +89,7 @@ def type_like_a_person(box: Any, message: str, args: argparse.Namespace) -> None
     pasted, typed = message[:cut], message[cut:]
     if pasted:
         box.textCursor().insertText(pasted)
-        QTest.qWait(args.pause_ms)
+        pump(args.pause_ms)
     key_ms = max(1, round(1000 / args.cps))
     words = 0
     for i, char in enumerate(typed):
@@ -89,7 +98,8 @@ def type_like_a_person(box: Any, message: str, args: argparse.Namespace) -> None
             words += 1
         sentence_end = char in ".?!" and (i + 1 == len(typed) or typed[i + 1] == " ")
         thinking = (char == " " and args.pause_every and words % args.pause_every == 0) or sentence_end
-        QTest.qWait(args.pause_ms if thinking else key_ms)
+        if i + 1 < len(typed):  # after the last key the caller waits --enter-pause-ms, and only that
+            pump(args.pause_ms if thinking else key_ms)
 
 
 def one_run(
@@ -128,7 +138,7 @@ def one_run(
         typing_started = time.perf_counter()
         type_like_a_person(box, message, args)
         typing_s = time.perf_counter() - typing_started
-        QTest.qWait(args.enter_pause_ms)
+        pump(args.enter_pause_ms)
         shown: list[float] = []
         mind.session.reply_delta.connect(lambda _t: shown or shown.append(time.perf_counter()))
         finished: list[Any] = []
@@ -152,7 +162,7 @@ def one_run(
         }
     finally:
         mind.window.close()
-        QTest.qWait(50)
+        pump(50)
         paths.set_data_dir(None)
 
 

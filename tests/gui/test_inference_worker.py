@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from pathlib import Path
 
@@ -11,7 +12,16 @@ from PySide6.QtCore import QTimer
 
 from localmind.engine.fake import FakeEngine
 from localmind.engine.local import LocalEngine
-from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadInfo, LoadOptions, TurnFinished
+from localmind.engine.types import (
+    ChatMessage,
+    FinishReason,
+    GenerationOptions,
+    LoadInfo,
+    LoadOptions,
+    TextDelta,
+    TurnFinished,
+    TurnStats,
+)
 from localmind.workers.inference import InferenceService
 from tests.helpers.tiny_model import REPLIES
 
@@ -134,3 +144,31 @@ def test_the_gui_thread_stays_responsive_while_the_child_process_works(qtbot, ma
     timer.stop()
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert gaps and max(gaps) < 0.25  # a coarse guard; bench/ui_lag.py measures the real figures
+
+
+def test_the_first_words_are_shown_at_once_not_with_the_next_batch(qtbot, make_service) -> None:  # type: ignore[no-untyped-def]
+    """A first token that comes at once (type-ahead read the whole prompt) reaches the window before the second
+    is even computed: it used to wait in the 30 ms batch for the next token (one forward pass later)."""
+    second_may_come = threading.Event()
+
+    class FirstAtOnce(FakeEngine):
+        def _stream(self, reply, options):  # type: ignore[no-untyped-def]
+            yield TextDelta("Hello")
+            second_may_come.wait(10)
+            yield TextDelta(" there")
+            yield TurnFinished(FinishReason.END_OF_TURN, TurnStats(generated_tokens=2))
+
+    service = make_service(FirstAtOnce)
+    with qtbot.waitSignal(service.loaded):
+        service.load("fake")
+    batches: list[str] = []
+    finished: list[int] = []
+    service.tokens_ready.connect(lambda rid, text: batches.append(text))
+    service.finished.connect(lambda rid, fin: finished.append(rid))
+    try:
+        service.generate([ChatMessage("user", "hi")], GREEDY)
+        qtbot.waitUntil(lambda: batches == ["Hello"], timeout=5000)
+    finally:
+        second_may_come.set()
+    qtbot.waitUntil(lambda: bool(finished), timeout=10000)
+    assert "".join(batches) == "Hello there"

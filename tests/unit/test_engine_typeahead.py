@@ -172,11 +172,25 @@ def test_a_typed_message_is_read_in_small_chunks_and_a_paste_in_large_ones(tiny_
 
 
 def test_a_pause_reads_the_whole_draft_and_the_reply_header(engine: LocalEngine, tiny_model: Path) -> None:
-    """After a pause the draft is read as if sent now: Enter then reads one token (og needs fresh logits)."""
+    """After a pause the draft is read as if sent now, and the model's prediction after it is kept: Enter then
+    reads nothing, and the reply is still exactly a fresh prefill's."""
     typed(engine, HISTORY, QUESTION[:40])
     engine.prefill(HISTORY, QUESTION, whole=True)
     finished = check_send(engine, tiny_model, HISTORY, QUESTION)
-    assert finished.stats.prompt_tokens - finished.stats.reused_tokens == 1
+    assert finished.stats.prompt_tokens == finished.stats.reused_tokens > 20
+
+
+def test_kept_logits_are_forgotten_once_the_draft_changes(engine: LocalEngine, tiny_model: Path) -> None:
+    """A pause keeps the prediction after the whole draft; an edit, even one back to the same length, drops it."""
+    engine.prefill(HISTORY, QUESTION, whole=True)
+    changed = QUESTION[:-1] + ("!" if QUESTION[-1] != "!" else "?")  # same length, another last character
+    engine.prefill(HISTORY, changed[:-4], whole=False)  # typing on: the words so far, the header dropped
+    finished = check_send(engine, tiny_model, HISTORY, changed)
+    assert finished.stats.prompt_tokens - finished.stats.reused_tokens >= 1  # read again: nothing stale was used
+    engine.prefill(HISTORY, QUESTION, whole=True)
+    engine.prefill(HISTORY, changed, whole=True)  # a pause on the edited text: its own prediction is kept
+    finished = check_send(engine, tiny_model, HISTORY, changed)
+    assert finished.stats.prompt_tokens == finished.stats.reused_tokens
 
 
 def test_typing_on_after_a_pause_drops_what_was_read_as_if_sent(engine: LocalEngine, tiny_model: Path) -> None:

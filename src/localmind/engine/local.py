@@ -102,6 +102,10 @@ class _Cache:
     # Parallel, strictly increasing: text offsets and token counts where text and tokens align.
     text_marks: list[int] = field(default_factory=lambda: [0])
     token_marks: list[int] = field(default_factory=lambda: [0])
+    # The model's next-token logits after the last token, kept when type-ahead read a whole prompt (the user's
+    # message and the reply header): a send of exactly that prompt samples its first token from them instead of
+    # reading its last token again. Any change to the tokens forgets them.
+    next_logits: Any = None
 
     def mark(self) -> None:
         if self.text_marks[-1] != len(self.text) or self.token_marks[-1] != len(self.tokens):
@@ -118,6 +122,8 @@ class _Cache:
         """Keep the text and tokens up to an aligned point, plus ``keep`` unmarked tokens after it."""
         i = bisect.bisect_right(self.token_marks, token_count)
         del self.text_marks[i:], self.token_marks[i:]
+        if token_count + keep < len(self.tokens):
+            self.next_logits = None
         del self.tokens[token_count + keep :]
         self.text = self.text[:text_len]
         if self.text_marks[-1] != text_len or self.token_marks[-1] != token_count:
@@ -416,6 +422,7 @@ class LocalEngine:
             self._cache = _Cache()
             return
         if target < len(self._cache.tokens) or target != self._og_length():
+            self._cache.next_logits = None
             # Applied at the next append: og leaves a wrong KV cache after two rewind_to calls in a row on
             # graphs that concatenate KV (onnx-community exports; tests/unit/formats/test_exact.py).
             self._pending_rewind = target
@@ -433,8 +440,16 @@ class LocalEngine:
         if self._pending_rewind is not None:
             self._generator.rewind_to(self._pending_rewind)
             self._pending_rewind = None
+        self._cache.next_logits = None
         self._generator.append_tokens(np.asarray(tokens, dtype=np.int32))
         self._cache.tokens.extend(tokens)
+
+    def _kept_logits(self) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+        """The logits type-ahead kept, if they still belong after the last cached token."""
+        kept: np.ndarray[Any, np.dtype[np.float32]] | None = self._cache.next_logits
+        if kept is None or self._generator is None or self._pending_rewind is not None or not self._in_step():
+            return None
+        return kept
 
     def _og_length(self) -> int:
         """og's sequence length, counting a rewind that waits for the next append."""
@@ -450,6 +465,10 @@ class LocalEngine:
         return self._og_length() == len(self._cache.tokens)
 
     def _next_logits(self) -> np.ndarray[Any, np.dtype[np.float32]]:
+        kept = self._kept_logits()
+        if kept is not None:
+            self._cache.next_logits = None  # the caller may change them (sampling penalties): used once
+            return kept
         # og hands back a fresh array each call, so a view of its last row is ours to modify (no copy per token).
         logits: np.ndarray[Any, np.dtype[np.float32]] = self._generator.get_logits()
         last: np.ndarray[Any, np.dtype[np.float32]] = logits.reshape(-1, logits.shape[-1])[-1]
@@ -717,6 +736,10 @@ class LocalEngine:
                 self._cache.mark()
         if not self._in_step():
             self._drop()
+        elif whole and draft.strip() and pieces:
+            # The whole prompt a send now would read is in: keep what the model predicts after it (one row, a
+            # copy: og reuses its buffer), so that send gives its first token without a forward pass.
+            self._cache.next_logits = np.array(self._next_logits(), copy=True)
         return len(self._cache.tokens)
 
     def _plan(self, prompt: str, ends: list[int], *, speculative: bool) -> tuple[int, list[tuple[int, list[int]]]]:
@@ -725,10 +748,12 @@ class LocalEngine:
         First as text, to the last point where cached text and tokens line up; then token by token into
         what follows (a type-ahead prefill's tail): only identical tokens are kept. ``ends`` are the text
         offsets where pieces are encoded separately (message ends). A prompt that is wholly cached keeps
-        one token back, so appending it gives fresh logits (og cannot generate right after a rewind).
+        one token back, so appending it gives fresh logits (og cannot generate right after a rewind) — unless
+        type-ahead kept the logits after exactly this prompt (``_kept_logits``): then nothing is read.
         """
         text_len, token_count = self._cache.reusable_prefix(prompt)
-        if text_len == len(prompt) and not speculative:
+        kept = not speculative and self._kept_logits() is not None
+        if text_len == len(prompt) and not speculative and not (kept and token_count == len(self._cache.tokens)):
             text_len, token_count = self._cache.reusable_prefix(prompt[:-1])
         pieces: list[tuple[int, list[int]]] = []
         position = text_len
@@ -739,7 +764,8 @@ class LocalEngine:
         new = [t for _, tokens in pieces for t in tokens]
         tail = self._cache.tokens[token_count:]
         common = 0
-        limit = min(len(tail), len(new) if speculative else len(new) - 1)
+        exact = kept and tail == new  # the kept logits follow exactly this prompt's last token
+        limit = min(len(tail), len(new) if speculative or exact else len(new) - 1)
         while common < limit and tail[common] == new[common]:
             common += 1
         try:

@@ -10,6 +10,7 @@ Text reaches the GUI in batches (about every 30 ms), not per token.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -147,7 +148,7 @@ class InferenceWorker(QObject):
             self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
             return
         pending: list[str] = []
-        last_emit = time.monotonic()
+        last_emit = -math.inf  # the first words are shown the moment they come; later ones batched
         try:
             events = self.engine.generate(messages, options)
             if self._is_cancelled(request_id):

@@ -2,7 +2,7 @@
 
 On a CPU the wait before the first word of a reply is the prompt being read, and it grows with the
 message. The user spends seconds typing it while the engine sits idle, so after a short pause in typing
-(``IDLE_MS``) the engine is asked to read the conversation plus the message as typed so far into its KV
+(longer than the typist's rhythm, at most ``IDLE_MS``) the engine is asked to read the conversation plus the message as typed so far into its KV
 cache. On Enter only the last words and the reply header are left.
 
 Nothing guessed is ever sent: the engine reads ahead only up to a word boundary a few characters before
@@ -17,8 +17,10 @@ battery, where the system says so.
 from __future__ import annotations
 
 import ctypes
+import statistics
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +29,19 @@ from PySide6.QtCore import QObject, QTimer
 from localmind.engine.types import ChatMessage
 from localmind.workers.inference import InferenceService
 
-IDLE_MS = 300
+IDLE_MS = 300  # the longest pause after which the whole message is read, as if Enter came next
+# A pause is "longer than this person's typing rhythm": PAUSE_FACTOR times the median time between their recent keys,
+# within [MIN_IDLE_MS, IDLE_MS]. The whole read (the last word and the reply header) takes ~0.28 s on the Qwen3-0.6B
+# shape with 2,400 tokens of context on 2 cores, so the sooner after the last key it starts, the less of it is left
+# when Enter comes; but a read started between two keys of a word is wasted (the next key changes the word).
+PAUSE_FACTOR = 1.5
+MIN_IDLE_MS = 120
+RHYTHM_KEYS = 12  # recent gaps between keys kept for the rhythm; longer ones (> RHYTHM_MAX_GAP_S) are not typing
+RHYTHM_MAX_GAP_S = 1.0
+# After the end of a sentence (a question mark…) Enter is likely next: the whole message is read at once. If typing
+# goes on, the next read drops the reply header again (a few tokens).
+SENTENCE_END_MS = 30
+SENTENCE_ENDS = frozenset(".?!。？！…")
 # After a space or a new line: a word is finished, so what the engine may read ahead has grown. Reading it at once,
 # not at the next pause, leaves a person typing without pauses only the last words to read after Enter.
 WORD_MS = 100
@@ -60,6 +74,8 @@ class TypeAhead(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.prepare_now)
         self._whole = True  # the next prefill reads the whole draft and the reply header (after a pause)
+        self._last_key: float | None = None
+        self._gaps: deque[float] = deque(maxlen=RHYTHM_KEYS)
         self.requests = 0  # prefills asked for (tests and the bench read it)
 
     @property
@@ -69,11 +85,27 @@ class TypeAhead(QObject):
     def text_changed(self) -> None:
         """The composer's text changed: prepare once typing pauses, or soon after a finished word."""
         if self.active:
+            now = time.monotonic()
+            if self._last_key is not None and now - self._last_key <= RHYTHM_MAX_GAP_S:
+                self._gaps.append(now - self._last_key)
+            self._last_key = now
             draft = self._draft() or ""
-            # Soon after a finished word: the words so far. After a pause: all of it, and the reply header, as if
-            # Enter came next (a pause before Enter leaves one token to read after it).
+            # Soon after a finished word: the words so far. After a pause, or at once after the end of a sentence:
+            # all of it, and the reply header, as if Enter came next (then Enter reads nothing).
             self._whole = not draft[-1:].isspace()
-            self._timer.start(IDLE_MS if self._whole else WORD_MS)
+            if not self._whole:
+                self._timer.start(WORD_MS)
+            elif draft[-1:] in SENTENCE_ENDS:
+                self._timer.start(SENTENCE_END_MS)
+            else:
+                self._timer.start(self.pause_ms())
+
+    def pause_ms(self) -> int:
+        """How long without a key counts as a pause for this typist (see PAUSE_FACTOR)."""
+        if len(self._gaps) < 3:
+            return IDLE_MS
+        rhythm = statistics.median(self._gaps) * 1000
+        return round(min(IDLE_MS, max(MIN_IDLE_MS, PAUSE_FACTOR * rhythm)))
 
     def chat_changed(self) -> None:
         """Another conversation is open, a reply ended or the model is ready: prepare its history now."""
