@@ -52,9 +52,9 @@ def _package_dir() -> Path:
 
 def running_from_checkout(package_dir: Path | None = None) -> bool:
     """Whether ``localmind`` is imported from a source checkout: ``<root>/src/localmind`` beside ``<root>/pyproject.toml``."""
-    package = package_dir or _package_dir()
-    root = package.parent.parent
-    return package.parent.name == "src" and (root / "pyproject.toml").is_file() and (root / "tests").is_dir()
+    from localmind.startup_trace import is_checkout_package
+
+    return is_checkout_package(package_dir or _package_dir())
 
 
 def active() -> bool:

@@ -184,6 +184,47 @@ def test_a_single_turn_sizes_og_s_buffer_to_the_turn(tiny_model: Path, og_length
     assert _reply(again) == _reply(list(full.generate(history, GenerationOptions(temperature=0, max_new_tokens=64))))
 
 
+def test_serve_s_first_turn_gets_its_own_buffer_and_the_budget_s_comes_after(
+    tiny_model: Path, og_lengths: list[int]
+) -> None:
+    """``localmind serve``: the request that wakes the server does not wait for the whole context's KV buffer."""
+    engine = LocalEngine()
+    engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2000, kv_after_first_turn=True))
+    engine.prepare_first_turn()  # what the engine child does after the load: nothing reserved yet
+    assert og_lengths == []
+    first = list(engine.generate([ChatMessage("user", "hi")], GREEDY))
+    done = first[-1]
+    assert isinstance(done, TurnFinished)
+    assert og_lengths == [done.stats.prompt_tokens + GREEDY.max_new_tokens + 1]
+    # The engine child's idle time after the turn: the budget's buffer, with the conversation read into it.
+    ticks: list[int] = []
+    assert engine.reserve_kv(on_chunk=lambda: ticks.append(1))
+    assert og_lengths[-1] == 2000 and ticks
+    assert not engine.reserve_kv()  # once
+    history = [ChatMessage("user", "hi"), ChatMessage("assistant", _reply(first)), ChatMessage("user", "more")]
+    options = GenerationOptions(temperature=0, max_new_tokens=64)
+    again = list(engine.generate(history, options))
+    stats = again[-1].stats  # type: ignore[union-attr]
+    assert len(og_lengths) == 2  # the reserved buffer served the next turn...
+    assert stats.reused_tokens >= done.stats.prompt_tokens  # ...reading only what is new
+    full = LocalEngine()
+    full.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2000))
+    assert _reply(first) == _reply(list(full.generate([ChatMessage("user", "hi")], GREEDY)))
+    assert _reply(again) == _reply(list(full.generate(history, options)))  # exactly what a fresh engine says
+
+
+def test_reserving_after_a_first_turn_that_left_nothing_just_reserves(tiny_model: Path, og_lengths: list[int]) -> None:
+    engine = LocalEngine()
+    engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=500, kv_after_first_turn=True))
+    engine.cancel()
+    stopped = list(engine.generate([ChatMessage("user", "hi")], GREEDY, reset_cancel=False))
+    assert isinstance(stopped[-1], TurnFinished) and not _reply(stopped)
+    assert engine.reserve_kv()
+    assert og_lengths[-1] == 500
+    assert _tiny_reply(_reply(list(engine.generate([ChatMessage("user", "hi")], GREEDY))))
+    assert og_lengths == [500]  # the reserved buffer served it
+
+
 def test_the_terminal_prompt_uses_a_single_turn_buffer(
     tiny_model: Path, og_lengths: list[int], capsys: pytest.CaptureFixture[str]
 ) -> None:

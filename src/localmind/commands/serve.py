@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from localmind import startup_trace
 from localmind.engine.types import DEVICES, LoadOptions
 from localmind.errors import UserFacingError
 
@@ -91,6 +92,7 @@ def _configure_logging() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    startup_trace.trace("serve-run")
     api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
     check_exposure(args.host, api_key)
     port = args.port if args.port is not None else int(os.environ.get("PORT") or 8000)
@@ -100,21 +102,29 @@ def run(args: argparse.Namespace) -> int:
 
     from localmind.engine.process import EngineProcess
 
-    engine = EngineProcess()
+    # Cold start (issue 12; a scale-to-zero host pays it at every wake-up): the engine child starts first, forked
+    # before this process imports its web framework, and loads the model meanwhile; its first turn does not wait
+    # for the whole context's KV buffer either (kv_after_first_turn).
+    engine = EngineProcess(fork_first=True)
     try:
-        # The engine child loads the model while this process imports the web server (cold start: issue 12).
         engine.start_load(
-            str(folder), LoadOptions(device=args.device, threads=args.threads, context_budget=args.context)
+            str(folder),
+            LoadOptions(
+                device=args.device, threads=args.threads, context_budget=args.context, kv_after_first_turn=True
+            ),
         )
+        startup_trace.trace("serve-engine-started", startup_trace.web_framework_loaded())
         import uvicorn
 
         from localmind.server.app import create_app
         from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
         from localmind.server.scheduler import Scheduler
 
+        startup_trace.trace("serve-framework-imported")
         _configure_logging()
         say = logging.getLogger("localmind.serve")
         info = engine.wait_loaded()
+        startup_trace.trace("serve-model-loaded")
         for warning in info.warnings:
             say.info("note: %s", warning)
         served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)

@@ -196,6 +196,7 @@ class LocalEngine:
         self._bos: int | None = None  # set when the tokenizer puts a BOS in front of every encode (Llama 3)
         self._budget = 0
         self._capacity = 0  # og's max_length for the Generator to come (its KV buffer is allocated up front)
+        self._turn_sized = False  # og's buffer is sized to each turn until the budget's is reserved (reserve_kv)
         self._chunk = 128
         self._cache = _Cache()
         self._options = LoadOptions()
@@ -245,6 +246,7 @@ class LocalEngine:
         eos_cfg = folder.config["model"].get("eos_token_id")
         self._eos |= {int(t) for t in (eos_cfg if isinstance(eos_cfg, list) else [eos_cfg]) if isinstance(t, int)}
         self._budget = self._capacity = budget
+        self._turn_sized = options.single_turn or options.kv_after_first_turn
         self._chunk = max(1, options.prefill_chunk)
         self._options = options
         try:
@@ -393,12 +395,37 @@ class LocalEngine:
         """
         import numpy.random  # noqa: F401 - imported for its side effect: loaded now, not at the first sample
 
-        if self._model is not None and self._generator is None and not self._options.single_turn:
+        if self._model is not None and self._generator is None and not self._turn_sized:
             self._generator = self._new_generator()
 
+    def reserve_kv(self, on_chunk: Callable[[], None] | None = None) -> bool:
+        """With ``kv_after_first_turn``, after the first turn: reserve the context budget's KV buffer and read what
+        the cache holds into it (``on_chunk`` after each chunk), so the next turn reuses it as before. For the
+        engine child's idle time; nothing to do otherwise. True if it was reserved now."""
+        if not (self._turn_sized and self._options.kv_after_first_turn) or self._model is None:
+            return False
+        self._turn_sized = False
+        self._capacity = self._budget
+        tokens = list(self._cache.tokens) if self._generator is not None and self._in_step() else []
+        self._generator = self._pending_rewind = None  # og frees the turn's buffer before the larger one is made
+        try:
+            generator = self._new_generator()
+            for start in range(0, len(tokens), self._chunk):
+                generator.append_tokens(np.asarray(tokens[start : start + self._chunk], dtype=np.int32))
+                if on_chunk is not None:
+                    on_chunk()
+        except Exception:
+            self._drop()  # the next turn reads its whole prompt (and makes the buffer) itself
+            return False
+        self._generator = generator
+        if not tokens:
+            self._cache = _Cache()
+        return True
+
     def _size_cache_for(self, tokens: int) -> bool:
-        """A single-turn engine sizes og's KV buffer to the turn (``tokens``); False if the cache must be re-read."""
-        if not self._options.single_turn:
+        """While og's KV buffer is sized to each turn (a single turn; serve's first), size it for ``tokens``;
+        False if the cache must be re-read into a larger one."""
+        if not self._turn_sized:
             return True
         need = min(self._budget, tokens)
         if self._generator is None:

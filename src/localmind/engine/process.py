@@ -34,12 +34,14 @@ import dataclasses
 import multiprocessing
 import multiprocessing.connection
 import os
+import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from localmind import startup_trace
 from localmind.engine.types import (
     ChatMessage,
     EngineError,
@@ -134,7 +136,11 @@ def _serve(
                 conn.send(("ok", None))
                 return
             if command == "load":
-                conn.send(("ok", engine.load(*args)))
+                startup_trace.trace("engine-loading", startup_trace.web_framework_loaded())
+                startup_trace.wait_for_load_gate()
+                info = engine.load(*args)
+                startup_trace.trace("engine-loaded")
+                conn.send(("ok", info))
                 engine.prepare_first_turn()  # while the parent gets ready: the first message does not wait for it
                 heartbeat.beat()
             elif command == "unload":
@@ -149,6 +155,10 @@ def _serve(
                 for event in engine.generate(*args, reset_cancel=False):
                     conn.send(("event", event))
                 conn.send(("ok", None))
+                if not conn.poll(0):  # idle: serve's first turn had a buffer of its own size; now the budget's
+                    if engine.reserve_kv(on_chunk=heartbeat.beat):
+                        startup_trace.trace("engine-reserved")
+                    heartbeat.beat()
             else:
                 conn.send(("error", "EngineError", f"Unknown engine command {command!r}.", None, None))
         except UserFacingError as exc:
@@ -157,6 +167,26 @@ def _serve(
         except Exception as exc:  # a bug or an og failure we did not foresee: report it, keep serving
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             conn.send(("error", "EngineError", f"The engine failed: {detail}", None, None))
+
+
+def _serve_forked(
+    parent_end: multiprocessing.connection.Connection,
+    conn: multiprocessing.connection.Connection,
+    cancel: Any,
+    beats: Any,
+    epoch: Any,
+    data_dir: str | None,
+) -> None:
+    """``_serve`` in a forked child: first close the parent's end of the pipe, which the fork copied (held open
+    here, the child would never see the parent go away)."""
+    parent_end.close()
+    _serve(conn, cancel, beats, epoch, data_dir)
+
+
+def can_fork() -> bool:
+    """Whether a child may be forked from this process: Linux, and no thread besides this one (a fork copies
+    only the calling thread, and a lock another thread held stays locked in the child forever)."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 class _Hung(Exception):
@@ -184,8 +214,14 @@ class EngineProcess:
         ack_timeout_s: float = ACK_TIMEOUT_S,
         stall_timeout_s: float = STALL_TIMEOUT_S,
         preempt_patience_s: float = PREEMPT_PATIENCE_S,
+        fork_first: bool = False,
     ) -> None:
         self._ctx = multiprocessing.get_context("spawn")
+        # ``localmind serve``'s first child is forked where that is safe (see ``can_fork``): it starts at once,
+        # with what this process imported so far, instead of a fresh Python that imports it all again (plus
+        # multiprocessing's resource tracker, another fresh Python) while the server imports its web framework.
+        # Later children (a restart) are spawned: by then this process has threads.
+        self._fork_next = fork_first
         self._cancel_value: Any = self._ctx.RawValue("b", 0)
         self._cancel = _SharedFlag(self._cancel_value)
         self._cancel_at: float | None = None
@@ -220,12 +256,15 @@ class EngineProcess:
 
         parent, child = self._ctx.Pipe()
         self._beats.value = 0
-        self._proc = self._ctx.Process(
-            target=_serve,
-            args=(child, self._cancel_value, self._beats, self._epoch, str(paths.data_dir())),
-            name="localmind-engine",
-            daemon=True,
-        )
+        args: tuple[Any, ...] = (child, self._cancel_value, self._beats, self._epoch, str(paths.data_dir()))
+        if self._fork_next and can_fork():
+            ctx: Any = multiprocessing.get_context("fork")
+            target: Callable[..., None] = _serve_forked
+            args = (parent, *args)
+        else:
+            ctx, target = self._ctx, _serve
+        self._fork_next = False
+        self._proc = ctx.Process(target=target, args=args, name="localmind-engine", daemon=True)
         self._proc.start()
         child.close()
         self._conn = parent

@@ -61,6 +61,10 @@ class LoadOptions:
     # One turn and done (``localmind chat --prompt``): og's KV buffer is sized to that turn's prompt and reply
     # instead of the whole context budget (og allocates it up front: time and memory at every start).
     single_turn: bool = False
+    # ``localmind serve``: the first turn's KV buffer is sized to that turn, so the request that wakes a scale-to-zero
+    # host does not wait for the whole budget's buffer (0.1-0.6 s here); the engine reserves it after that turn
+    # (``LocalEngine.reserve_kv``), reading what the cache holds into it.
+    kv_after_first_turn: bool = False
 
 
 class FinishReason(str, enum.Enum):
