@@ -51,6 +51,14 @@ def _wait_for_step(path: Path, step: str, proc: subprocess.Popen[bytes], timeout
     raise AssertionError(f"no {step!r} in the trace:\n{path.read_text(errors='replace')}")
 
 
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its reaper does not)."""
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
 def _health(url: str) -> int | None:
     """/health's status, or None while nothing listens."""
     try:
@@ -118,7 +126,7 @@ def test_serve_starts_its_engine_before_the_web_framework_and_is_ready_only_when
         {"role": "assistant", "content": reply},
         {"role": "user", "content": "more"},
     ]
-    second = client.chat.completions.create(model=model, messages=history, max_tokens=8, temperature=0)  # type: ignore[arg-type]
+    second = client.chat.completions.create(model=model, messages=history, max_tokens=8, temperature=0)
     assert first.usage is not None and second.usage is not None and second.usage.prompt_tokens_details is not None
     assert second.usage.prompt_tokens_details.cached_tokens >= first.usage.prompt_tokens
     assert [line[0] for line in _trace(log)].count("engine-reserved") == 1  # once, after the first turn
@@ -174,12 +182,9 @@ def test_a_forked_engine_child_ends_when_its_parent_is_gone(tiny_model: Path, tm
     lines = _run_fork_script(tiny_model, "orphan", tmp_path / "out")
     child = int(next(line for line in lines if line[0] == "pids")[1])
     deadline = time.monotonic() + 15
-    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
-        status = Path(f"/proc/{child}/status").read_text() if Path(f"/proc/{child}/status").exists() else ""
-        if "State:\tZ" in status:
-            break
+    while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    alive = Path(f"/proc/{child}/status").exists() and "State:\tZ" not in Path(f"/proc/{child}/status").read_text()
+    alive = _alive(child)
     if alive:
         os.kill(child, signal.SIGKILL)
     assert not alive, "the engine child outlived its parent (it holds the parent's end of the pipe)"
@@ -203,3 +208,29 @@ def test_the_trace_needs_the_test_switch(tiny_model: Path, tmp_path: Path) -> No
     env = {k: v for k, v in _hooks_env().items() if k != ENV_ENABLE}
     lines = _run_fork_script(tiny_model, "orphan", tmp_path / "out", env)
     assert [line[0] for line in lines] == ["pids"]
+
+
+def test_ctrl_c_ends_serve_and_its_engine_without_a_traceback(tiny_model: Path, tmp_path: Path) -> None:
+    """Ctrl+C in a terminal signals the whole process group: the server shuts down, the engine goes with it."""
+    port, log = free_port(), tmp_path / "serve.log"
+    command = [sys.executable, "-m", "localmind", "--data-dir", str(tmp_path / "data"), "serve"]
+    command += ["--model", str(tiny_model), "--port", str(port), "--threads", "1"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=_hooks_env(), start_new_session=True)
+    try:
+        engine = int(_wait_for_step(log, "engine-loading", proc)[2])
+        deadline = time.monotonic() + 120
+        while _health(f"http://127.0.0.1:{port}") != 200:
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text(errors="replace")
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(60) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+    deadline = time.monotonic() + 30
+    while _alive(engine):
+        assert time.monotonic() < deadline, "the engine outlived the server"
+        time.sleep(0.05)
+    assert "Traceback" not in log.read_text(errors="replace")

@@ -34,6 +34,7 @@ import dataclasses
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
 import threading
 import time
@@ -114,6 +115,9 @@ def _serve(
     conn: multiprocessing.connection.Connection, cancel: Any, beats: Any, epoch: Any, data_dir: str | None
 ) -> None:
     """The child's loop: one request at a time from ``conn``; replies go back on it."""
+    # Ctrl+C in a terminal reaches the whole process group: the parent ends this process (a traceback from here
+    # was all the child added).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     if data_dir:
         from localmind import paths
