@@ -236,6 +236,9 @@ def main() -> None:
         help="from the last key to Enter; type-ahead runs once per value, the run without it at the first",
     )
     ap.add_argument("--context", type=int, default=4608)
+    ap.add_argument(
+        "--end", default="", help='appended to each message, e.g. "?" (a question: type-ahead reads at once after it)'
+    )
     ap.add_argument("--cold-start", action="store_true")
     args = ap.parse_args()
     create_application()
@@ -247,6 +250,7 @@ def main() -> None:
             "typed_chars": args.typed_chars,
             "enter_pause_ms": args.enter_pause_ms,
             "new_tokens": NEW_TOKENS,
+            "message_ends_with": args.end,
         },
         "load_average_before": [round(v, 2) for v in os.getloadavg()],
         "models": {},
@@ -263,7 +267,7 @@ def main() -> None:
             for length in args.lengths:
                 if args.only and f"{history}:{length}" not in args.only:
                     continue
-                message = text_of_tokens(sizer, length, seed=7)
+                message = text_of_tokens(sizer, length, seed=7) + args.end
                 # (type-ahead, pause before Enter): with it at every pause, without it at the first.
                 modes = [(True, pause) for pause in args.enter_pause_ms] if "with" in args.modes else []
                 if "without" in args.modes:
