@@ -40,6 +40,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
+# What users run: the `localmind` command installed beside this Python (it calls localmind.cli.main; `python -m
+# localmind` also imports multiprocessing first, for the frozen app's sake); -m where there is none.
+_COMMAND = Path(sys.executable).with_name("localmind")
+LOCALMIND = [str(_COMMAND)] if _COMMAND.is_file() else [sys.executable, "-m", "localmind"]
 BARE = (
     "import sys, onnxruntime_genai as og\n"
     "m = og.Model(sys.argv[1]); t = og.Tokenizer(m)\n"
@@ -127,7 +131,7 @@ def _trace_steps(path: Path) -> dict[str, float]:
 
 def _serve_once(model: str, data: Path) -> dict[str, Any]:
     port = _free_port()
-    argv = [sys.executable, "-m", "localmind", "--data-dir", str(data), "serve", "--model", model, "--port", str(port)]
+    argv = [*LOCALMIND, "--data-dir", str(data), "serve", "--model", model, "--port", str(port)]
     trace = data / f"serve-trace-{port}.txt"
     env = {**_env(), "LOCALMIND_TEST_HOOKS": "1", "LOCALMIND_TEST_TRACE": "1"}  # the start-up trace (stdout)
     with trace.open("wb") as out:
@@ -207,7 +211,7 @@ def _median(runs: list[dict[str, Any]], key: str) -> float | None:
 
 
 def measure(model: Path, runs: int, serve: bool) -> dict[str, Any]:
-    chat = [sys.executable, "-m", "localmind", "chat", "--model", str(model), "--prompt", "hi", "--max-new-tokens", "1"]
+    chat = [*LOCALMIND, "chat", "--model", str(model), "--prompt", "hi", "--max-new-tokens", "1"]
     bare = [sys.executable, "-c", BARE, str(model)]
     bare_chat = [sys.executable, "-c", BARE_CHAT, str(model)]
     data = Path(tempfile.mkdtemp(prefix="coldstart-"))

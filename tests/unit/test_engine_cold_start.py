@@ -156,6 +156,7 @@ def test_the_context_budget_is_og_s_kv_buffer(tiny_model: Path, og_lengths: list
     assert info.context_budget == 300
     engine.prepare_first_turn()  # what the engine child does right after answering "load"
     assert og_lengths == [300]
+    assert not engine.kv_pending  # the window's engine: nothing left to reserve after a turn
     assert _tiny_reply(_reply(list(engine.generate([ChatMessage("user", "hi")], GREEDY))))
     assert og_lengths == [300]  # the reserved buffer served the turn: no second Generator
     # og holds exactly that much: one token more than the budget is refused by og itself.
@@ -198,9 +199,10 @@ def test_serve_s_first_turn_gets_its_own_buffer_and_the_budget_s_comes_after(
     assert og_lengths == [done.stats.prompt_tokens + GREEDY.max_new_tokens + 1]
     # The engine child's idle time after the turn: the budget's buffer, with the conversation read into it.
     ticks: list[int] = []
+    assert engine.kv_pending
     assert engine.reserve_kv(on_chunk=lambda: ticks.append(1))
     assert og_lengths[-1] == 2000 and ticks
-    assert not engine.reserve_kv()  # once
+    assert not engine.kv_pending and not engine.reserve_kv()  # once
     history = [ChatMessage("user", "hi"), ChatMessage("assistant", _reply(first)), ChatMessage("user", "more")]
     options = GenerationOptions(temperature=0, max_new_tokens=64)
     again = list(engine.generate(history, options))

@@ -398,11 +398,16 @@ class LocalEngine:
         if self._model is not None and self._generator is None and not self._turn_sized:
             self._generator = self._new_generator()
 
+    @property
+    def kv_pending(self) -> bool:
+        """Whether ``reserve_kv`` has the context budget's KV buffer still to make."""
+        return self._turn_sized and self._options.kv_after_first_turn and self._model is not None
+
     def reserve_kv(self, on_chunk: Callable[[], None] | None = None) -> bool:
         """With ``kv_after_first_turn``, after the first turn: reserve the context budget's KV buffer and read what
         the cache holds into it (``on_chunk`` after each chunk), so the next turn reuses it as before. For the
         engine child's idle time; nothing to do otherwise. True if it was reserved now."""
-        if not (self._turn_sized and self._options.kv_after_first_turn) or self._model is None:
+        if not self.kv_pending:
             return False
         self._turn_sized = False
         self._capacity = self._budget

@@ -75,6 +75,7 @@ STARTUP_TIMEOUT_S = 60.0  # a fresh child imports numpy and og before it takes a
 STALL_TIMEOUT_S = 120.0  # no prefill chunk or token for this long: the turn is hung
 PREEMPT_PATIENCE_S = 10.0  # a preempted type-ahead chunk silent this long (and 5x the longest seen): frozen
 _POLL_S = 0.05
+RESERVE_GRACE_S = 0.1  # after serve's first turn, how long the child waits for a next request before reserving
 _HUNG = "The engine stopped responding, so LocalMind restarted it."
 _RESTART_HINT = "LocalMind restarts it on your next message; if it keeps happening, try a smaller model or the CPU."
 
@@ -159,7 +160,9 @@ def _serve(
                 for event in engine.generate(*args, reset_cancel=False):
                     conn.send(("event", event))
                 conn.send(("ok", None))
-                if not conn.poll(0):  # idle: serve's first turn had a buffer of its own size; now the budget's
+                # Serve's first turn had a KV buffer of its own size; the budget's is made once nothing waits (a
+                # request queued behind this one is sent within milliseconds: it does not wait for the buffer).
+                if engine.kv_pending and not conn.poll(RESERVE_GRACE_S):
                     if engine.reserve_kv(on_chunk=heartbeat.beat):
                         startup_trace.trace("engine-reserved")
                     heartbeat.beat()
