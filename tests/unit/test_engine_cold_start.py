@@ -215,6 +215,26 @@ def test_serve_s_first_turn_gets_its_own_buffer_and_the_budget_s_comes_after(
     assert _reply(again) == _reply(list(full.generate(history, options)))  # exactly what a fresh engine says
 
 
+def test_serve_s_next_turn_before_the_reservation_gets_the_budget_s_buffer_with_the_cache(
+    tiny_model: Path, og_lengths: list[int]
+) -> None:
+    """A request queued behind the first one comes before the engine child is idle: its turn makes the buffer."""
+    engine = LocalEngine()
+    engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2000, kv_after_first_turn=True))
+    first = list(engine.generate([ChatMessage("user", "hi")], GREEDY))
+    done = first[-1]
+    assert isinstance(done, TurnFinished) and len(og_lengths) == 1
+    history = [ChatMessage("user", "hi"), ChatMessage("assistant", _reply(first)), ChatMessage("user", "more")]
+    options = GenerationOptions(temperature=0, max_new_tokens=64)
+    again = list(engine.generate(history, options))
+    assert og_lengths[1:] == [2000] and not engine.kv_pending
+    assert again[-1].stats.reused_tokens >= done.stats.prompt_tokens  # type: ignore[union-attr]
+    full = LocalEngine()
+    full.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2000))
+    list(full.generate([ChatMessage("user", "hi")], GREEDY))
+    assert _reply(again) == _reply(list(full.generate(history, options)))
+
+
 def test_reserving_after_a_first_turn_that_left_nothing_just_reserves(tiny_model: Path, og_lengths: list[int]) -> None:
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=500, kv_after_first_turn=True))

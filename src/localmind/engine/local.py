@@ -429,14 +429,17 @@ class LocalEngine:
 
     def _size_cache_for(self, tokens: int) -> bool:
         """While og's KV buffer is sized to each turn (a single turn; serve's first), size it for ``tokens``;
-        False if the cache must be re-read into a larger one."""
+        False if the cache must be re-read into a larger one. Serve's next turn that does not fit (it came before
+        the engine was idle) gets the budget's buffer now, with what the cache holds."""
         if not self._turn_sized:
             return True
         need = min(self._budget, tokens)
         if self._generator is None:
             self._capacity = need
             return True
-        return need <= self._capacity
+        if need <= self._capacity:
+            return True
+        return self.reserve_kv()
 
     def _rewind(self, text_len: int, token_count: int, keep: int = 0) -> None:
         """Back to the aligned point (``text_len``, ``token_count``), keeping ``keep`` unmarked tokens after it."""
