@@ -6,6 +6,7 @@ token with a fresh engine's: a type-ahead that left one wrong token behind fails
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from localmind.engine.local import LocalEngine, safe_draft
 from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, LoadOptions, TurnFinished
+from localmind.settings import PRESETS, GenerationDefaults, generation_options
 from tests.helpers.engine_turns import run_turn
 
 GREEDY = GenerationOptions(temperature=0)
@@ -178,6 +180,25 @@ def test_a_pause_reads_the_whole_draft_and_the_reply_header(engine: LocalEngine,
     engine.prefill(HISTORY, QUESTION, whole=True)
     finished = check_send(engine, tiny_model, HISTORY, QUESTION)
     assert finished.stats.prompt_tokens == finished.stats.reused_tokens > 20
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_kept_prediction_samples_as_a_fresh_read_does(tiny_model: Path, preset: str) -> None:
+    """The sampling presets users run (temperature, top-k/p, repetition penalty), seeded: the reply after a whole
+    read with the kept prediction equals a fresh engine's, token for token."""
+    options = generation_options(GenerationDefaults(), {"preset": preset}, seed=1234)
+    options = dataclasses.replace(options, max_new_tokens=12)
+    messages = [*HISTORY, ChatMessage("user", QUESTION)]
+    ahead = LocalEngine()
+    ahead.load(str(tiny_model), LoadOptions(device="cpu"))
+    ahead.prefill(HISTORY, QUESTION, whole=True)
+    reply, finished = run_turn(ahead, messages, options)
+    assert finished.stats.prompt_tokens == finished.stats.reused_tokens  # the kept prediction was used
+    cold = LocalEngine()
+    cold.load(str(tiny_model), LoadOptions(device="cpu"))
+    expected, cold_finished = run_turn(cold, messages, options)
+    assert cold_finished.stats.reused_tokens == 0
+    assert reply == expected and ahead._cache.tokens == cold._cache.tokens
 
 
 def test_kept_logits_are_forgotten_once_the_draft_changes(engine: LocalEngine, tiny_model: Path) -> None:
