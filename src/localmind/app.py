@@ -617,23 +617,29 @@ class LocalMind(QObject):
     def _apply_server_settings(self, key_changes: dict[str, str | None]) -> None:
         """Store changed keys, then (re)start or stop the API server and list the remote models, with the keys.
 
-        The keyring is used off the GUI thread (it may block: a locked keychain asks for its password). Stopping
-        needs no key: at once. Of several rounds in flight, the last one applies the server.
+        The keyring and the server's start and stop (its web framework's import, the wait for it to listen, a
+        stop that lets a streaming request end) run off the GUI thread: each may take seconds (a locked keychain
+        asks for its password). Stopping needs no key: at once. Of several rounds in flight, only the last one
+        applies the server.
         """
         if not self.settings.api_server:
-            self.api_server.stop()
             self.api_status.set_url(None)
+            self.tasks.start(lambda _ctx: self._run_api_server(None, None), key=f"server-stop:{self._server_round}")
         self._server_round += 1
         round_ = self._server_round
+        wanted = self._wanted_api_server()
 
-        def keys(_ctx: TaskContext) -> tuple[str | None, str | None]:
+        def keys(_ctx: TaskContext) -> tuple[str | None, str | None, str | None]:
             with self._server_keys_lock:  # one round at a time: a later round's keys are stored after this one's
                 store_keys(key_changes)
-                return secrets.get_token(API_KEY_NAME), secrets.get_token(REMOTE_KEY_NAME)
+                api_key, remote_key = secrets.get_token(API_KEY_NAME), secrets.get_token(REMOTE_KEY_NAME)
+            if round_ != self._server_round:
+                return api_key, remote_key, None  # a later round applies the server with its own settings
+            return api_key, remote_key, self._run_api_server(wanted, api_key)
 
-        def done(found: tuple[str | None, str | None]) -> None:
+        def done(found: tuple[str | None, str | None, str | None]) -> None:
             if round_ == self._server_round:
-                self._apply_api_server(found[0])
+                self._show_api_server(found[2])
                 self._refresh_remote_models(found[1])
 
         self.tasks.start(
@@ -683,32 +689,45 @@ class LocalMind(QObject):
         self.remote_models_found.connect(self._on_remote_models)
         self._server_round = 0
         self._server_keys_lock = threading.Lock()
+        self._server_lock = threading.Lock()  # one start or stop of the API server at a time
         s = self.settings
         if s.api_server or (s.remote_models and s.remote_url):  # else no key is needed: the keyring is not imported
             self._apply_server_settings({})
 
-    def _apply_api_server(self, api_key: str | None) -> None:
-        """Start, restart or stop the local API server to match the settings (``api_key`` from the keyring)."""
+    def _wanted_api_server(self) -> tuple[int, bool, GenerationOptions] | None:
+        """What the settings ask of the API server (read on the GUI thread): port, LAN, defaults; None: off."""
         s = self.settings
         if not s.api_server:
-            self.api_server.stop()
-            self.api_status.set_url(None)
-            return
+            return None
         g = s.generation
-        self.api_server.defaults = GenerationOptions(
+        defaults = GenerationOptions(
             temperature=g.temperature,
             top_p=g.top_p,
             top_k=g.top_k,
             repetition_penalty=g.repetition_penalty,
             max_new_tokens=g.max_new_tokens,
         )
-        try:
-            url = self.api_server.start(s.api_server_port, api_key, s.api_server_lan)
-        except UserFacingError as exc:
-            self.api_status.set_url(None)
-            self.window.show_error(self.tr("The local API server could not start."), str(exc))
-            return
-        self.api_status.set_url(url)
+        return s.api_server_port, s.api_server_lan, defaults
+
+    def _run_api_server(self, wanted: tuple[int, bool, GenerationOptions] | None, api_key: str | None) -> str | None:
+        """Start, restart or stop the local API server (in a task's thread: see _apply_server_settings). Returns
+        why it could not start, or None."""
+        with self._server_lock:
+            if wanted is None:
+                self.api_server.stop()
+                return None
+            port, lan, defaults = wanted
+            self.api_server.defaults = defaults
+            try:
+                self.api_server.start(port, api_key, lan)
+            except UserFacingError as exc:
+                return str(exc)
+            return None
+
+    def _show_api_server(self, error: str | None) -> None:
+        self.api_status.set_url(self.api_server.url if self.settings.api_server else None)
+        if error is not None:
+            self.window.show_error(self.tr("The local API server could not start."), error)
 
     def _save_settings(self) -> None:
         try:
@@ -728,7 +747,8 @@ class LocalMind(QObject):
         store_dialogs.save_or_rescue(self.session.saver)  # an answer a full disk kept out is asked about, not dropped
         # Every background task stops together, against one deadline; downloads pause and resume at the next start.
         self.tasks.shutdown()
-        self.api_server.stop()
+        with self._server_lock:  # after a start or stop still running in a task
+            self.api_server.stop()
         self.service.shutdown()
         if self.documents is not None:
             self.documents.shutdown()

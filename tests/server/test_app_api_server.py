@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
 from localmind import paths
+from localmind.workers.api_server import AppApiServer
 from tests.helpers.app_window import Launch, greedy_settings, launch_fixture, stored, type_and_send
 from tests.helpers.memory_keyring import MemoryKeyring
 from tests.server.serving import free_port
@@ -75,8 +77,9 @@ def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
     settings.generation.max_new_tokens = 25
     settings.api_server, settings.api_server_port = True, free_port()
     mind = launch(slow_model, settings=settings)
-    qtbot.waitUntil(lambda: mind.api_server.running, timeout=10000)  # once the keyring has answered (a task)
-    assert mind.api_status.isVisible() and mind.api_status.text() == "API on"
+    # Once the keyring has answered and the server listens (both in a task).
+    qtbot.waitUntil(lambda: mind.api_status.isVisible(), timeout=10000)
+    assert mind.api_status.text() == "API on" and mind.api_server.running
     url = mind.api_server.url.removesuffix("/v1")  # type: ignore[union-attr]
     meter = GapMeter()
 
@@ -144,6 +147,45 @@ def test_settings_turn_the_server_on_and_off_and_lan_needs_a_key(
     qtbot.mouseClick(dialog.server_tab.server_enabled, Qt.MouseButton.LeftButton)
     assert not dialog.server_tab.server_enabled.isChecked()
     dialog.accept()
-    assert not mind.api_server.running
+    assert not mind.api_status.isVisible()  # at once; the server itself stops in a task
+    qtbot.waitUntil(lambda: not mind.api_server.running, timeout=15000)
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+
+
+def test_a_slow_server_start_and_stop_never_freeze_the_window(
+    qtbot: Any, launch: Launch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starting imports the web framework and waits for the port; stopping lets a streaming request end: seconds on
+    a slow computer. Both run in a task: the window keeps painting (here each is held back 1.5 s)."""
+    real_start, real_stop = AppApiServer.start, AppApiServer.stop
+    threads: list[threading.Thread] = []
+
+    def slow_start(self: AppApiServer, *args: Any) -> str:
+        threads.append(threading.current_thread())
+        time.sleep(1.5)
+        return real_start(self, *args)
+
+    def slow_stop(self: AppApiServer) -> None:
+        if self.running:
+            threads.append(threading.current_thread())
+            time.sleep(1.5)
+        real_stop(self)
+
+    monkeypatch.setattr(AppApiServer, "start", slow_start)
+    monkeypatch.setattr(AppApiServer, "stop", slow_stop)
+    settings = greedy_settings()
+    settings.api_server, settings.api_server_port = True, free_port()
+    meter = GapMeter()
+    mind = launch(settings=settings)
+    qtbot.waitUntil(lambda: mind.api_status.isVisible(), timeout=15000)  # the status bar shows it on
+    port = settings.api_server_port
+    assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200
+    dialog = mind.open_settings()
+    dialog.tabs.setCurrentWidget(dialog.server_tab)
+    qtbot.mouseClick(dialog.server_tab.server_enabled, Qt.MouseButton.LeftButton)
+    meter.longest = 0
+    dialog.accept()
+    qtbot.waitUntil(lambda: not mind.api_server.running, timeout=15000)
+    assert meter.longest < 1000, meter.longest  # 1.5 s on the GUI thread would show here
+    assert len(threads) == 2 and threading.main_thread() not in threads

@@ -42,7 +42,8 @@ class AppApiServer(QObject):
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Serving: started and listening (``start`` sets the URL once it listens), not yet stopped."""
+        return self.url is not None and self._thread is not None and self._thread.is_alive()
 
     @contextlib.contextmanager
     def _lease(self) -> Iterator[ChatEngine]:
