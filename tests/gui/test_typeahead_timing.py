@@ -29,7 +29,7 @@ class _Typist:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.now = 1000.0
         self.draft = ""
-        monkeypatch.setattr(typeahead.time, "monotonic", lambda: self.now)
+        monkeypatch.setattr(typeahead, "clock", lambda: self.now)
         self.service = _Service()
         self.ahead = TypeAhead(
             self.service,  # type: ignore[arg-type]

@@ -46,6 +46,7 @@ SENTENCE_ENDS = frozenset(".?!。？！…")
 # not at the next pause, leaves a person typing without pauses only the last words to read after Enter.
 WORD_MS = 100
 BATTERY_CHECK_S = 60.0
+clock = time.monotonic  # when keys come (the rhythm); a test sets its own
 
 
 class TypeAhead(QObject):
@@ -85,7 +86,7 @@ class TypeAhead(QObject):
     def text_changed(self) -> None:
         """The composer's text changed: prepare once typing pauses, or soon after a finished word."""
         if self.active:
-            now = time.monotonic()
+            now = clock()
             if self._last_key is not None and now - self._last_key <= RHYTHM_MAX_GAP_S:
                 self._gaps.append(now - self._last_key)
             self._last_key = now
