@@ -21,6 +21,13 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
+def _healthy(url: str) -> bool:
+    try:
+        return httpx.get(url + "/health", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False  # not listening yet
+
+
 def test_window_typed_into_while_an_api_request_runs(tmp_path: Path, slow_model: Path) -> None:
     port = free_port()
     data = tmp_path / "data"
@@ -37,7 +44,7 @@ def test_window_typed_into_while_an_api_request_runs(tmp_path: Path, slow_model:
         app = x.start_app(data, slow_model)
         app.wait_model_loaded(slow_model)
         url = f"http://127.0.0.1:{port}"
-        wait_until(lambda: httpx.get(url + "/health", timeout=2).status_code == 200, 30, "the API server")
+        wait_until(lambda: _healthy(url), 30, "the API server")  # it starts in the background
         api: dict[str, Any] = {}
         thread = threading.Thread(target=api_stream, args=(url, 60, api))
         thread.start()
