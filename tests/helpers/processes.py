@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+from typing import Any
 
 
 def freeze(pid: int | None) -> int:
@@ -20,3 +22,13 @@ def gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def end(proc: subprocess.Popen[Any], grace: float = 15.0) -> None:
+    """SIGTERM ``proc`` and wait for it; SIGKILL it if it has not ended within ``grace`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)

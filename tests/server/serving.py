@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx2 as httpx
 
+from tests.helpers.processes import end
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -43,12 +45,7 @@ class Server:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+            end(self.proc)
 
 
 def start_server(

@@ -138,10 +138,13 @@ def test_api_key_is_required_and_checked(keyed_server: Server) -> None:
     assert httpx.post(url, json=body, headers={"Authorization": "Bearer s3cret-key"}).status_code == 200
     assert httpx.get(keyed_server.v1 + "/models").status_code == 401
     assert httpx.get(keyed_server.url + "/health").status_code == 200  # health checks need no key
-    with pytest.raises(openai.AuthenticationError):
-        openai.OpenAI(base_url=keyed_server.v1, api_key="nope", max_retries=0).models.list()
-    good = openai.OpenAI(base_url=keyed_server.v1, api_key="s3cret-key", max_retries=0)
-    assert good.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "hi"}]).choices
+    with (
+        openai.OpenAI(base_url=keyed_server.v1, api_key="nope", max_retries=0) as bad,
+        pytest.raises(openai.AuthenticationError),
+    ):
+        bad.models.list()
+    with openai.OpenAI(base_url=keyed_server.v1, api_key="s3cret-key", max_retries=0) as good:
+        assert good.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "hi"}]).choices
 
 
 def test_cors_only_for_listed_origins(keyed_server: Server, tiny_server: Server) -> None:

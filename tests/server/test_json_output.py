@@ -58,8 +58,9 @@ def server(random_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 @pytest.fixture(scope="module")
-def client(server: Server) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.v1, api_key="unused", max_retries=0, timeout=120)
+def client(server: Server) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(base_url=server.v1, api_key="unused", max_retries=0, timeout=120) as client:
+        yield client  # closed at the end (see test_openai_client.py)
 
 
 def schema_format(schema: dict) -> dict:  # type: ignore[type-arg]

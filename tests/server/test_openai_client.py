@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import openai
@@ -19,8 +20,10 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def client(tiny_server: Server) -> openai.OpenAI:
-    return openai.OpenAI(base_url=tiny_server.v1, api_key="unused", max_retries=0, timeout=30)
+def client(tiny_server: Server) -> Iterator[openai.OpenAI]:
+    # Closed at the end: a client left to the garbage collector warns about its open connection in a later test.
+    with openai.OpenAI(base_url=tiny_server.v1, api_key="unused", max_retries=0, timeout=30) as client:
+        yield client
 
 
 def window_reply(model: Path, messages: list[ChatMessage]) -> str:
@@ -200,8 +203,8 @@ def test_four_concurrent_streams_all_complete(client: openai.OpenAI) -> None:
 def test_one_log_line_per_request(tiny_model: Path, tmp_path: Path) -> None:
     # Its own server: on a shared one, an earlier test's streamed request may still be logging when this one starts.
     server = start_server(tiny_model, tmp_path, env={"LOCALMIND_DATA_DIR": str(tmp_path / "data")})
+    own = openai.OpenAI(base_url=server.v1, api_key="unused", max_retries=0, timeout=30)
     try:
-        own = openai.OpenAI(base_url=server.v1, api_key="unused", max_retries=0, timeout=30)
         own.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "log me"}], temperature=0)
         with pytest.raises(openai.NotFoundError):
             own.chat.completions.create(model="nope", messages=[{"role": "user", "content": "x"}])
@@ -213,6 +216,7 @@ def test_one_log_line_per_request(tiny_model: Path, tmp_path: Path) -> None:
         [ok] = [line for line in lines if '" 200 ' in line]
         assert "completion" in ok and "stop" in ok
     finally:
+        own.close()  # else its pooled connection is left to the garbage collector, which warns in a later test
         server.stop()
 
 

@@ -24,6 +24,7 @@ import pytest
 from localmind.engine.remote import RemoteEngine
 from localmind.engine.types import ChatMessage, FinishReason, GenerationOptions, TextDelta, TurnFinished
 from tests.helpers.engine_turns import run_pieces
+from tests.helpers.processes import end
 from tests.server.serving import free_port
 
 pytestmark = pytest.mark.slow
@@ -69,12 +70,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.2)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        end(proc)
         log.close()
 
 

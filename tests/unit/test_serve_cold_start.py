@@ -24,6 +24,7 @@ import pytest
 
 from localmind.engine.process import can_fork
 from localmind.startup_trace import ENV_ENABLE, ENV_LOAD_GATE, ENV_TRACE
+from tests.helpers.processes import end
 from tests.helpers.tiny_model import REPLIES
 from tests.server.serving import free_port
 
@@ -80,16 +81,11 @@ def gated_serve(tiny_model: Path, tmp_path: Path) -> Iterator[tuple[subprocess.P
     try:
         yield proc, f"http://127.0.0.1:{port}", gate, log
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        end(proc)
 
 
 def test_serve_starts_its_engine_before_the_web_framework_and_is_ready_only_when_loaded(
-    gated_serve: tuple[subprocess.Popen[bytes], str, Path, Path],
+    gated_serve: tuple[subprocess.Popen[bytes], str, Path, Path], request: pytest.FixtureRequest
 ) -> None:
     proc, url, gate, log = gated_serve
     started = _wait_for_step(log, "serve-engine-started", proc)
@@ -114,6 +110,7 @@ def test_serve_starts_its_engine_before_the_web_framework_and_is_ready_only_when
     # The first request is answered (in a KV buffer of its own size); the context's buffer is reserved after it,
     # with the conversation in it: the next turn of the same chat reads only what is new.
     client = openai.OpenAI(base_url=url + "/v1", api_key="unused", max_retries=0)
+    request.addfinalizer(client.close)  # its open connection would be left for the garbage collector to warn about
     model = client.models.list().data[0].id
     first = client.chat.completions.create(
         model=model, messages=[{"role": "user", "content": "hi"}], max_tokens=8, temperature=0
