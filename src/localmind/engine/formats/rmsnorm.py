@@ -23,8 +23,8 @@ def _const(producer: dict[str, Node], tensor: str) -> list[float] | None:
     return node.tensor_attrs["value"][1]
 
 
-def fuse_rmsnorm(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
-    """``nodes`` with every matching RMSNorm fused; returns the new list and how many were fused."""
+def _index(nodes: list[Node], graph: Graph) -> tuple[dict[str, Node], dict[str, int]]:
+    """Which node writes each value, and how many nodes (or graph outputs) read it."""
     producer = {o: n for n in nodes for o in n.outputs}
     readers: dict[str, int] = {}
     for n in nodes:
@@ -32,6 +32,12 @@ def fuse_rmsnorm(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
             readers[i] = readers.get(i, 0) + 1
     for o in graph.outputs:
         readers[o] = readers.get(o, 0) + 1
+    return producer, readers
+
+
+def fuse_rmsnorm(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
+    """``nodes`` with every matching RMSNorm fused; returns the new list and how many were fused."""
+    producer, readers = _index(nodes, graph)
     replaced: dict[int, Node] = {}  # id of the final Mul -> the fused node
     dropped: set[int] = set()
 
@@ -90,13 +96,7 @@ def fuse_rmsnorm(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
 def fuse_skip(nodes: list[Node], graph: Graph) -> tuple[list[Node], int]:
     """Residual Add + (no-op) Cast + SimplifiedLayerNormalization -> one SkipSimplifiedLayerNormalization,
     whose fourth output is the sum the next residual Add reads (what og's builder graphs have)."""
-    producer = {o: n for n in nodes for o in n.outputs}
-    readers: dict[str, int] = {}
-    for n in nodes:
-        for i in n.inputs:
-            readers[i] = readers.get(i, 0) + 1
-    for o in graph.outputs:
-        readers[o] = readers.get(o, 0) + 1
+    producer, readers = _index(nodes, graph)
     replaced: dict[int, Node] = {}
     dropped: set[int] = set()
     for norm in nodes:
