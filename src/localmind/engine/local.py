@@ -457,7 +457,6 @@ class LocalEngine:
             self._cache = _Cache()
             return
         if target < len(self._cache.tokens) or target != self._og_length():
-            self._cache.next_logits = None
             # Applied at the next append: og leaves a wrong KV cache after two rewind_to calls in a row on
             # graphs that concatenate KV (onnx-community exports; tests/unit/formats/test_exact.py).
             self._pending_rewind = target
