@@ -8,12 +8,17 @@ download must NOT fetch (fp16 graph, sentencepiece model), so a test can tell th
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.documents.embedding_model import build_embedding_model
 from tests.documents.files import FACTS, FILLER
-from tests.helpers.fake_hub import pseudo_random_bytes
+from tests.helpers.fake_hub import FakeHub, FakeRepo, pseudo_random_bytes
+from tests.helpers.hub_env import allow_hub_access
 
 E5_REPO = "Xenova/multilingual-e5-small"  # the catalog entry's repo
 E5_ID = "multilingual-e5-small"  # the catalog entry's id
@@ -44,3 +49,14 @@ def embedding_repo_files(model: Path) -> dict[str, bytes]:
         "README.md": b"# multilingual-e5-small, a test stand-in\n",
         ".gitattributes": b"*.onnx filter=lfs diff=lfs merge=lfs -text\n",
     }
+
+
+@contextlib.contextmanager
+def e5_hub(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """A fake hub on 127.0.0.1 serving the embedding model's repo (random weights, the real layout)."""
+    allow_hub_access(monkeypatch)
+    model = build_repo_model(tmp_path_factory.mktemp("e5-repo") / "export")
+    server = FakeHub()
+    server.add_repo(FakeRepo(E5_REPO, embedding_repo_files(model)))
+    with server:
+        yield server

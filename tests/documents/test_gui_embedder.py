@@ -12,11 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 
 from localmind.documents.library import index_path
-from tests.documents.embedding_repo import E5_ID, E5_REPO, build_repo_model, embedding_repo_files
+from tests.documents.embedding_repo import E5_ID, e5_hub
 from tests.documents.test_gui import drop, wait_idle
 from tests.helpers.app_window import Launch, launch_fixture
-from tests.helpers.fake_hub import FakeHub, FakeRepo
-from tests.helpers.hub_env import allow_hub_access
+from tests.helpers.fake_hub import FakeHub
 
 pytestmark = pytest.mark.gui
 
@@ -28,11 +27,7 @@ def launch(qtbot: Any, roomy_model: Path) -> Iterator[Launch]:
 
 @pytest.fixture
 def hub(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    allow_hub_access(monkeypatch)
-    model = build_repo_model(tmp_path_factory.mktemp("e5-repo") / "export")
-    server = FakeHub()
-    server.add_repo(FakeRepo(E5_REPO, embedding_repo_files(model)))
-    with server:
+    with e5_hub(tmp_path_factory, monkeypatch) as server:
         monkeypatch.setenv("HF_ENDPOINT", server.endpoint)
         yield server
 

@@ -22,11 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.documents.embedding_repo import E5_ID, E5_REPO, build_repo_model, embedding_repo_files
+from tests.documents.embedding_repo import E5_ID, e5_hub
 from tests.documents.test_open_at import fake_viewer, xdg_env
 from tests.documents.xwidgets import Widgets, colour_share, widget_env
-from tests.helpers.fake_hub import FakeHub, FakeRepo
-from tests.helpers.hub_env import allow_hub_access
+from tests.helpers.fake_hub import FakeHub
 from tests.helpers.xwindow import REPO, XDisplay, require_x
 
 pytestmark = [pytest.mark.slow, pytest.mark.gui]
@@ -37,11 +36,7 @@ DOCUMENTS_COLOURS = ["#0e9384", "#2ed3b7"]  # ui/context_gauge.py, light and dar
 
 @pytest.fixture
 def hub(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
-    allow_hub_access(monkeypatch)
-    model = build_repo_model(tmp_path_factory.mktemp("e5-repo") / "export")
-    server = FakeHub()
-    server.add_repo(FakeRepo(E5_REPO, embedding_repo_files(model)))
-    with server:
+    with e5_hub(tmp_path_factory, monkeypatch) as server:
         yield server
 
 
