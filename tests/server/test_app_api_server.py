@@ -90,8 +90,9 @@ def test_window_and_api_take_turns_and_stop_never_kills_an_api_request(
     thread.start()
     qtbot.waitUntil(lambda: mind.api_status.text() == "API: answering a request…", timeout=10000)
     type_and_send(qtbot, mind, "from the window")
-    qtbot.wait(300)
-    assert mind.session.generating
+    # Sent (waiting for the API's turn) once the window's own model is ready; on a slow machine it may still be loading
+    # here, and the message is queued until then.
+    qtbot.waitUntil(lambda: mind.session.generating, timeout=20000)
     qtbot.keyClick(mind.window.composer.input, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not mind.session.generating, timeout=10000)
     qtbot.waitUntil(lambda: not thread.is_alive(), timeout=60000)  # the GUI thread keeps running meanwhile
