@@ -20,6 +20,7 @@ ENV_ENABLE = "LOCALMIND_TEST_HOOKS"
 ENV_TRACE = "LOCALMIND_TEST_TRACE"
 ENV_LOAD_GATE = "LOCALMIND_TEST_LOAD_GATE"
 # What ``localmind serve`` imports for HTTP: the engine child needs none of it before (or after) its model loads.
+# fastapi is listed so the tests can check the server never imports it (it runs on plain Starlette for its cold start).
 WEB_FRAMEWORK = ("fastapi", "uvicorn", "starlette", "pydantic", "anyio")
 
 

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
         from localmind.server.scheduler import Scheduler
 
-        startup_trace.trace("serve-framework-imported")
+        startup_trace.trace("serve-framework-imported", startup_trace.web_framework_loaded())
         _configure_logging()
         say = logging.getLogger("localmind.serve")
         info = engine.wait_loaded()
@@ -157,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
             server.run()
         finally:
             scheduler.close()
+            # What the server imported in all, requests served included (the tests: never fastapi).
+            startup_trace.trace("serve-stopped", startup_trace.web_framework_loaded())
         if not server.started:
             raise UserFacingError(
                 f"Could not listen on {shown}:{port}.",

@@ -1,55 +1,88 @@
-"""The FastAPI application: routes, error shape, guards, CORS (only when origins are listed), request log."""
+"""The Starlette application: routes, error shape, guards, CORS (only when origins are listed), request log."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from localmind import __version__
 from localmind.server import generate_routes, openai_routes
 from localmind.server.context import ServedModel, ServerConfig, ServerContext, context_of
-from localmind.server.errors import install_error_handlers
+from localmind.server.errors import exception_handlers
 from localmind.server.middleware import GuardMiddleware, RequestLogMiddleware
+from localmind.server.routing import ApiRoute, get
 from localmind.server.scheduler import Scheduler
 
+_own: list[ApiRoute] = []
 
-def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], config: ServerConfig) -> FastAPI:
-    app = FastAPI(
-        title="LocalMind API",
-        version=__version__,
-        description="OpenAI-compatible chat and completions, and a simple /generate, answered by a model running "
-        "on this computer. Send the API key (if the server has one) as `Authorization: Bearer KEY`.",
-        redoc_url=None,
+
+@get(_own, "/health", summary="Ready when a model is loaded (no key needed: for health checks)", needs_key=False)
+async def health(request: Request) -> Response:
+    ctx = context_of(request)
+    model = ctx.served()
+    body: dict[str, Any] = {
+        "status": "ok" if model else "no_model",
+        "model": model.id if model else None,
+        "waiting": ctx.scheduler.waiting,
+        "busy": ctx.scheduler.running,
+    }
+    return JSONResponse(body, status_code=200 if model else 503)
+
+
+def _openapi(request: Request) -> dict[str, Any]:
+    # Built on the first request for it, never at start-up (the serve cold start does not pay for it).
+    state = request.app.state
+    if getattr(state, "openapi", None) is None:
+        from localmind.server.openapi import build_openapi
+
+        state.openapi = build_openapi(api_routes())
+    doc: dict[str, Any] = state.openapi
+    return doc
+
+
+@get(_own, "/openapi.json", summary="This API's description (OpenAPI 3.1)", needs_key=False)
+async def openapi_json(request: Request) -> Response:
+    return JSONResponse(_openapi(request))
+
+
+@get(_own, "/docs", summary="This API's documentation as a web page", needs_key=False)
+async def docs(request: Request) -> Response:
+    from localmind.server.docs_page import CONTENT_SECURITY_POLICY, render_docs
+
+    served = context_of(request).served()
+    page = render_docs(_openapi(request), str(request.base_url).rstrip("/"), served.id if served else None)
+    # Nothing on the page loads from anywhere: no scripts at all, styles inline (it works offline, tracks no one).
+    return HTMLResponse(page, headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY})
+
+
+def api_routes() -> tuple[ApiRoute, ...]:
+    """Every route the app serves, as declared (what /openapi.json describes)."""
+    return (*openai_routes.routes, *generate_routes.routes, *_own)
+
+
+def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], config: ServerConfig) -> Starlette:
+    middleware = [
+        Middleware(RequestLogMiddleware),  # outermost: logs refusals by the guard too
+        Middleware(GuardMiddleware, allowed_hosts=config.allowed_hosts, max_body_bytes=config.max_body_bytes),
+    ]
+    if config.cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(config.cors_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["Authorization", "Content-Type"],
+            )
+        )
+    app = Starlette(
+        routes=[r.route() for r in api_routes()], middleware=middleware, exception_handlers=exception_handlers()
     )
     app.state.ctx = ServerContext(scheduler, served, config)
-    install_error_handlers(app)
-    app.include_router(openai_routes.router)
-    app.include_router(generate_routes.router)
-
-    @app.get("/health", summary="Ready when a model is loaded (no key needed: for health checks)")
-    async def health(request: Request) -> JSONResponse:
-        ctx = context_of(request)
-        model = ctx.served()
-        body: dict[str, Any] = {
-            "status": "ok" if model else "no_model",
-            "model": model.id if model else None,
-            "waiting": ctx.scheduler.waiting,
-            "busy": ctx.scheduler.running,
-        }
-        return JSONResponse(body, status_code=200 if model else 503)
-
-    if config.cors_origins:
-        from fastapi.middleware.cors import CORSMiddleware
-
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=list(config.cors_origins),
-            allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type"],
-        )
-    app.add_middleware(GuardMiddleware, allowed_hosts=config.allowed_hosts, max_body_bytes=config.max_body_bytes)
-    app.add_middleware(RequestLogMiddleware)  # outermost: logs refusals by the guard too
+    app.state.openapi = None
     return app

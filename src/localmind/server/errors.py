@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
 
 class APIError(Exception):
@@ -46,8 +46,8 @@ def unsupported(param: str, message: str) -> APIError:
     return APIError(400, message, param=param, code="unsupported_parameter")
 
 
-def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
-    errors = exc.errors()
+def _validation_message(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
+    """The first of pydantic's errors (``ValidationError.errors()``) as (message, param)."""
     if not errors:
         return "The request is not valid.", None
     first = errors[0]
@@ -55,31 +55,40 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     param = ".".join(loc) or None
     if first.get("type") == "json_invalid":
         return "The request body is not valid JSON.", None
-    if first.get("type") == "missing":
+    if first.get("type") == "missing" and param:
         return f"Missing required parameter: '{param}'.", param
     where = f"'{param}'" if param else "the request body"
     return f"Invalid value for {where}: {first.get('msg', 'not valid')}.", param
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(APIError)
-    async def _api_error(_: Request, exc: APIError) -> JSONResponse:
-        return exc.response()
+def invalid_request(errors: Sequence[Mapping[str, Any]]) -> APIError:
+    message, param = _validation_message(errors)
+    return APIError(400, message, param=param)
 
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        message, param = _validation_message(exc)
-        return APIError(400, message, param=param).response()
 
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
-        message = exc.detail if isinstance(exc.detail, str) else "Request failed."
-        if exc.status_code == 404:
-            message = "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/models, /generate and /health."
-        return APIError(exc.status_code, message, code=codes.get(exc.status_code)).response()
+NOT_FOUND = "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/models, /generate and /health."
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
 
-    @app.exception_handler(Exception)
-    async def _bug(_: Request, exc: Exception) -> JSONResponse:
-        # A bug, not the client's fault: say so without internals; the server keeps running.
-        return APIError(500, f"The server failed: {type(exc).__name__}.", type="server_error").response()
+
+async def _api_error(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, APIError)
+    return exc.response()
+
+
+async def _http(_: Request, exc: Exception) -> Response:
+    # Starlette's own refusals (no such path, wrong method) and the guard's body limit, in the same shape.
+    assert isinstance(exc, HTTPException)
+    message = exc.detail if isinstance(exc.detail, str) else "Request failed."
+    if exc.status_code == 404:
+        message = NOT_FOUND
+    return APIError(exc.status_code, message, code=_HTTP_CODES.get(exc.status_code)).response()
+
+
+async def _bug(_: Request, exc: Exception) -> Response:
+    # A bug, not the client's fault: say so without internals; the server keeps running.
+    return APIError(500, f"The server failed: {type(exc).__name__}.", type="server_error").response()
+
+
+def exception_handlers() -> dict[Any, Any]:
+    """For ``Starlette(exception_handlers=...)``: ``Exception`` goes to the outermost layer (any bug)."""
+    return {APIError: _api_error, HTTPException: _http, Exception: _bug}

@@ -5,19 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
 from localmind.engine.types import ChatMessage
 from localmind.server import requests as conv
-from localmind.server.auth import require_key
 from localmind.server.context import ServerContext, client_of, context_of
 from localmind.server.errors import APIError, bad_request
+from localmind.server.routing import ApiRoute, post
 from localmind.server.schemas import GenerateRequest, GenerateResponse
 from localmind.server.sse import EventStreamResponse, sse
 from localmind.server.turns import Turn, unless_disconnected
 
-router = APIRouter(dependencies=[Depends(require_key)])
+routes: list[ApiRoute] = []
 
 
 def _turn(request: Request, body: GenerateRequest) -> Turn:
@@ -45,8 +45,15 @@ def _turn(request: Request, body: GenerateRequest) -> Turn:
     return turn
 
 
-@router.post("/generate", response_model=GenerateResponse, summary="Generate a reply to one prompt")
-async def generate(body: GenerateRequest, request: Request) -> GenerateResponse:
+@post(
+    routes,
+    "/generate",
+    GenerateRequest,
+    summary="Generate a reply to one prompt",
+    response=GenerateResponse,
+    example={"prompt": "What is the capital of France?", "max_new_tokens": 64},
+)
+async def generate(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
 
     async def collect() -> None:
@@ -55,20 +62,25 @@ async def generate(body: GenerateRequest, request: Request) -> GenerateResponse:
 
     await unless_disconnected(request, collect(), turn)
     assert turn.outcome is not None
-    return GenerateResponse(
+    reply = GenerateResponse(
         generated_text=turn.text,
         tokens_generated=turn.outcome.stats.generated_tokens,
         finish_reason="length" if turn.outcome.finish_reason == "length" else "stop",
     )
+    return JSONResponse(reply.model_dump())
 
 
-@router.post(
+@post(
+    routes,
     "/generate/stream",
+    GenerateRequest,
     summary="The same, streamed",
+    streams=True,
+    example={"prompt": "Tell me a short story.", "max_new_tokens": 128},
     response_description='Server-Sent Events: `data: {"text": "..."}` per piece, then '
     '`data: {"finish_reason": ..., "tokens_generated": N}`, then `data: [DONE]`.',
 )
-async def generate_stream(body: GenerateRequest, request: Request) -> Response:
+async def generate_stream(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
     pieces = turn.pieces()
 

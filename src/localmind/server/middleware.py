@@ -16,7 +16,7 @@ log = logging.getLogger("localmind.server")
 
 
 class _BodyTooLarge(HTTPException):
-    """An HTTPException so that FastAPI, reading the body, passes it on instead of calling it a parse error."""
+    """An HTTPException: raised while an endpoint reads the body, Starlette answers it with the 413 handler."""
 
 
 async def _send_error(send: Send, error: APIError) -> None:

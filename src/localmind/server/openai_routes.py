@@ -7,18 +7,18 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse, Response
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
 from localmind.server import requests as conv
-from localmind.server.auth import require_key
 from localmind.server.context import ServedModel, client_of, context_of
 from localmind.server.errors import APIError
+from localmind.server.routing import ApiRoute, get, post
 from localmind.server.schemas import ChatCompletionRequest, CompletionRequest
 from localmind.server.sse import EventStreamResponse, sse
 from localmind.server.turns import Turn, unless_disconnected
 
-router = APIRouter(dependencies=[Depends(require_key)])
+routes: list[ApiRoute] = []
 
 _Chunk = Callable[[str | None, str | None], dict[str, Any]]  # (text, finish_reason) -> chunk
 
@@ -74,19 +74,26 @@ async def _run(
     return None
 
 
-@router.get("/v1/models", summary="The model this server serves")
-async def list_models(request: Request) -> dict[str, Any]:
+@get(routes, "/v1/models", summary="The model this server serves")
+async def list_models(request: Request) -> Response:
     served = context_of(request).served()
     data = [] if served is None else [_model_card(served)]
-    return {"object": "list", "data": data}
+    return JSONResponse({"object": "list", "data": data})
 
 
 def _model_card(served: ServedModel) -> dict[str, Any]:
     return {"id": served.id, "object": "model", "created": served.created, "owned_by": "localmind"}
 
 
-@router.post("/v1/chat/completions", summary="Chat (OpenAI-compatible; streams with SSE when stream=true)")
-async def chat_completions(body: ChatCompletionRequest, request: Request) -> Response:
+@post(
+    routes,
+    "/v1/chat/completions",
+    ChatCompletionRequest,
+    summary="Chat (OpenAI-compatible; streams with SSE when stream=true)",
+    streams=True,
+    example={"model": "MODEL", "messages": [{"role": "user", "content": "Hello!"}], "max_tokens": 64},
+)
+async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
     conv.check_chat_extras(body)
@@ -120,8 +127,15 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> Res
     return JSONResponse(_envelope(cid, "chat.completion", created, served.id, [choice], turn=turn))
 
 
-@router.post("/v1/completions", summary="Text completion (the prompt is read as one user message)")
-async def completions(body: CompletionRequest, request: Request) -> Response:
+@post(
+    routes,
+    "/v1/completions",
+    CompletionRequest,
+    summary="Text completion (the prompt is read as one user message)",
+    streams=True,
+    example={"model": "MODEL", "prompt": "Write a haiku about tea.", "max_tokens": 64},
+)
+async def completions(request: Request, body: CompletionRequest) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
     messages = conv.completion_messages(ctx, body)

@@ -1,0 +1,132 @@
+"""/openapi.json: an OpenAPI 3.1 description of the routes, built from their declarations (``routing.ApiRoute``)
+and the request models' JSON schemas. Imported on the first request for it, never at start-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from localmind import __version__
+from localmind.server.routing import ApiRoute
+
+TITLE = "LocalMind API"
+DESCRIPTION = (
+    "OpenAI-compatible chat and completions, and a simple /generate, answered by a model running on this computer. "
+    "Send the API key (if the server has one) as `Authorization: Bearer KEY`."
+)
+_REF = "#/components/schemas/{model}"
+_ERROR = {
+    "type": "object",
+    "description": "OpenAI's error shape.",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "message": {"type": "string", "description": "What went wrong and what to do about it."},
+                "type": {"type": "string", "examples": ["invalid_request_error", "server_error"]},
+                "param": {"type": ["string", "null"], "description": "The field at fault, when one is."},
+                "code": {"type": ["string", "null"], "examples": ["missing_api_key", "model_not_found"]},
+            },
+            "required": ["message", "type", "param", "code"],
+        }
+    },
+    "required": ["error"],
+}
+_ERRORS = {
+    "400": "The request is not valid (the message says which field and why).",
+    "401": "The API key is missing or not correct.",
+    "404": "No such model here (GET /v1/models lists the one served).",
+    "413": "The request body is larger than the server accepts.",
+    "429": "Too many requests are waiting for the model; see Retry-After.",
+    "503": "No model is loaded yet.",
+}
+_SSE = {
+    "text/event-stream": {
+        "schema": {
+            "type": "string",
+            "description": "Server-Sent Events: `data: {json}` per piece, then `data: [DONE]`.",
+        }
+    }
+}
+
+
+_Refs = dict[tuple[type[BaseModel], str], dict[str, Any]]
+
+
+def _schemas(routes: tuple[ApiRoute, ...]) -> tuple[_Refs, dict[str, Any]]:
+    wanted: list[tuple[type[BaseModel], JsonSchemaMode]] = []
+    for route in routes:
+        if route.body is not None and (route.body, "validation") not in wanted:
+            wanted.append((route.body, "validation"))
+        if route.response is not None and (route.response, "serialization") not in wanted:
+            wanted.append((route.response, "serialization"))
+    refs, top = models_json_schema(wanted, ref_template=_REF)
+    found: _Refs = {}
+    for (model, mode), ref in refs.items():
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            found[(model, mode)] = dict(ref)
+    return found, dict(top.get("$defs", {}))
+
+
+def _operation(route: ApiRoute, refs: _Refs) -> dict[str, Any]:
+    ok: dict[str, Any] = {"description": route.response_description}
+    if route.response is not None:
+        ok["content"] = {"application/json": {"schema": refs[(route.response, "serialization")]}}
+    elif route.streams and route.path.endswith("/stream"):
+        ok["content"] = _SSE
+    elif route.streams:
+        ok["content"] = {"application/json": {"schema": {"type": "object"}}, **_SSE}
+    else:
+        ok["content"] = {"application/json": {"schema": {"type": "object"}}}
+    op: dict[str, Any] = {
+        "summary": route.summary,
+        "operationId": route.method.lower() + route.path.replace("/", "_").replace(".", "_"),
+        "responses": {"200": ok},
+    }
+    if route.body is not None:
+        media: dict[str, Any] = {"schema": refs[(route.body, "validation")]}
+        if route.example is not None:
+            media["example"] = route.example
+        op["requestBody"] = {"required": True, "content": {"application/json": media}}
+        for status in ("400", "413", "429", "503"):
+            op["responses"][status] = {"$ref": f"#/components/responses/E{status}"}
+        if route.path.startswith("/v1/"):
+            op["responses"]["404"] = {"$ref": "#/components/responses/E404"}
+    if route.needs_key:
+        op["security"] = [{"bearerAuth": []}]
+        op["responses"]["401"] = {"$ref": "#/components/responses/E401"}
+    elif route.path == "/health":
+        op["responses"]["503"] = {"description": "No model is loaded (the body says so)."}
+    op["responses"] = dict(sorted(op["responses"].items()))
+    return op
+
+
+def build_openapi(routes: tuple[ApiRoute, ...]) -> dict[str, Any]:
+    refs, defs = _schemas(routes)
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, refs)
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    responses = {
+        f"E{status}": {"description": text, "content": {"application/json": {"schema": error_ref}}}
+        for status, text in _ERRORS.items()
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": TITLE, "version": __version__, "description": DESCRIPTION},
+        "paths": paths,
+        "components": {
+            "schemas": {**defs, "Error": _ERROR},
+            "responses": responses,
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The server's API key (`--api-key` or LOCALMIND_API_KEY; the app's key in "
+                    "Settings). A server without a key accepts requests without one.",
+                }
+            },
+        },
+    }
