@@ -92,14 +92,13 @@ def _fields_table(name: str, schema: dict[str, Any]) -> str:
     rows = []
     fields = sorted(schema.get("properties", {}).items(), key=lambda item: item[0] not in required)  # required first
     for field, spec in fields:
-        notes = [*_limits(spec)]
+        extras = [*_limits(spec)]
         if "default" in spec and spec["default"] is not None:
-            notes.append(f"default {json.dumps(spec['default'])}")
-        if spec.get("description"):
-            notes.append(spec["description"])
+            extras.append(f"default {json.dumps(spec['default'])}")
+        notes = " ".join([spec.get("description", ""), f"({', '.join(extras)})" if extras else ""]).strip()
         rows.append(
             f"<tr><td><code>{escape(field)}</code></td><td>{escape(_type(spec))}</td>"
-            f"<td>{'yes' if field in required else ''}</td><td>{_inline('; '.join(notes))}</td></tr>"
+            f"<td>{'yes' if field in required else ''}</td><td>{_inline(notes)}</td></tr>"
         )
     head = "<tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>"
     about = f"<p class='note'>{_inline(schema['description'])}</p>" if schema.get("description") else ""
