@@ -34,9 +34,12 @@ class Widgets:
             return []
 
     def find(self, text: str | None = None, *, contains: str | None = None, cls: str | None = None,
-             window: str | None = None, enabled: bool | None = None) -> Row | None:  # fmt: skip
-        """The first visible widget matching everything given (``text`` exact, ``contains`` a part of it)."""
+             window: str | None = None, enabled: bool | None = None, name: str | None = None) -> Row | None:  # fmt: skip
+        """The first visible widget matching everything given (``text`` exact, ``contains`` a part of it, ``name`` its
+        object name)."""
         for row in self.rows():
+            if name is not None and row.get("name") != name:
+                continue
             shown = str(row.get("text", ""))
             if text is not None and shown != text:
                 continue

@@ -237,3 +237,38 @@ def test_an_import_can_be_stopped_and_installs_nothing(
     assert page.message_text() == "Import stopped; nothing was installed."
     assert list_installed() == []
     assert not any(paths.staging_dir().glob("import-*"))
+
+
+def test_a_hanging_lookup_can_be_replaced_or_stopped_and_its_late_answer_is_dropped(
+    qtbot: QtBot, hub: FakeHub, page: ModelManagerPage
+) -> None:
+    """A lookup is one HTTP call that may hang: a new lookup or Stop forgets it; its answer, when it comes, is dropped."""
+    gated = hub.faults.hold_info[GATED_REPO] = threading.Event()
+    page.repo_input.setText(GATED_REPO)
+    page.repo_find.click()
+    assert page.repo_find.text() == "Stop" and GATED_REPO in page.repo_note.text()
+    # The user gives up waiting and looks up another repo (Enter in the field): that one is shown.
+    page.repo_input.setText(REPO)
+    with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+        page.repo_input.returnPressed.emit()
+    assert page.repo_folders.isEnabled() and page.repo_find.text() == "Find"
+    shown = page.repo_note.text()
+    assert "Pick the folder" in shown
+    # The first lookup ends late (a 401 for the gated repo): nothing on the page changes.
+    with qtbot.waitSignal(page.controller.task_failed, timeout=10_000):
+        gated.set()
+    assert page.repo_note.text() == shown and not page.token_button.isVisibleTo(page)
+    assert page.repo_folders.isEnabled() and DEVICE_FOLDER in page.repo_folders.currentText()
+
+    held = hub.faults.hold_info[REPO] = threading.Event()
+    page.repo_find.click()  # look REPO up again; it hangs
+    assert page.repo_find.text() == "Stop" and not page.repo_folders.isEnabled()
+    page.repo_find.click()  # Stop
+    assert page.repo_note.text() == f"Stopped looking up {REPO}." and page.repo_find.text() == "Find"
+    with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+        held.set()
+    assert page.repo_folders.count() == 0 and not page.repo_download.isEnabled()
+    assert page.repo_note.text() == f"Stopped looking up {REPO}."
+    # And a new lookup after Stop works as before.
+    find_repo(qtbot, page, REPO)
+    assert page.repo_folders.isEnabled() and page.repo_find.text() == "Find"

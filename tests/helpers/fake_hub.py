@@ -112,6 +112,8 @@ class Faults:
     throttle_bps: int | None = None  # for every file body
     ignore_range: bool = False
     missing: set[str] = field(default_factory=set)  # resolve says 404 EntryNotFound
+    # A repo's info and file listing wait until its event is set (or the hub stops): a lookup that hangs.
+    hold_info: dict[str, threading.Event] = field(default_factory=dict)
 
     def take(self, table: dict[str, list[int]], path: str) -> int | None:
         values = table.get(path)
@@ -296,6 +298,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         match = re.match(r"^/api/models/(.+?)/(revision|tree)/([^/]+)(/.*)?$", url.path)
         if match:
+            held = self.hub.faults.hold_info.get(unquote(match.group(1)))
+            while held is not None and not held.wait(0.05) and not self.hub._stop.is_set():
+                pass
             repo = self._repo(unquote(match.group(1)), auth, head=head)
             if repo is None:
                 return

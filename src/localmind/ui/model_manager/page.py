@@ -523,8 +523,9 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
     def _on_task_succeeded(self, key: str, result: Any) -> None:
         self._installed_task_ended(key)
         kind = key.split(":", 1)[0]
-        if key == "list-repo":
-            self._show_listing(result)
+        if kind == "list-repo":
+            if self._lookup_answered(key):
+                self._show_listing(result)
             return
         if key == "save-token":
             self._token_saved(result)
@@ -555,7 +556,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
     def _on_task_failed(self, key: str, failure: Failure) -> None:
         self._installed_task_ended(key)
         kind = key.split(":", 1)[0]
-        if kind.startswith("search"):
+        if kind.startswith("search") or (kind == "list-repo" and not self._lookup_answered(key)):
             return
         near = {"list-repo": self.repo_note, "discard": self.downloads_note, "save-token": self.downloads_note}.get(
             kind, self.installed_note

@@ -20,13 +20,20 @@ class RepoActions(_Base):  # type: ignore[misc]
     """Mixed into :class:`ModelManagerPage` (strings translate in its context)."""
 
     _listing: RepoListing | None = None
+    # The lookup whose answer the page waits for ("list-repo:N"), and its repo. A lookup cannot be interrupted (one
+    # HTTP call), so Stop or a new lookup only forgets it: its answer, whenever it comes, is dropped.
+    _lookup_key: str | None = None
+    _lookup_repo = ""
+    _lookups = 0
 
     def _build_repo(self) -> None:
         self.repo_box = QGroupBox()
         self.repo_input = QLineEdit()
+        self.repo_input.setObjectName("RepoInput")
         self.repo_input.returnPressed.connect(self.find_repo)
         self.repo_find = QPushButton()
-        self.repo_find.clicked.connect(self.find_repo)
+        self.repo_find.setObjectName("RepoFind")
+        self.repo_find.clicked.connect(self._find_or_stop)
         self.repo_folders = QComboBox()
         self.repo_folders.setEnabled(False)
         self.repo_download = QPushButton()
@@ -43,20 +50,51 @@ class RepoActions(_Base):  # type: ignore[misc]
     def _retranslate_repo(self) -> None:
         self.repo_box.setTitle(self.tr("Add a model from Hugging Face"))
         self.repo_input.setPlaceholderText(self.tr("owner/model, e.g. microsoft/Phi-3.5-mini-instruct-onnx"))
-        self.repo_find.setText(self.tr("Find"))
+        self.repo_find.setText(self.tr("Stop") if self._lookup_key else self.tr("Find"))
         self.repo_download.setText(self.tr("Download this folder"))
 
+    def _find_or_stop(self) -> None:
+        if self._lookup_key is not None:
+            self.stop_repo_lookup()
+        else:
+            self.find_repo()
+
     def find_repo(self) -> None:
+        """Look the typed repo up. A lookup still running for another repo is forgotten (Enter, or Find after Stop)."""
         repo = self.repo_input.text().strip()
         if not repo:
             self.show_message(self.tr("Type a model id first (owner/model)."), near=self.repo_note)
             return
+        if self._lookup_key is not None and repo == self._lookup_repo:
+            return  # already looking it up
         self.repo_folders.clear()
         self.repo_folders.setEnabled(False)
         self.repo_download.setEnabled(False)
+        self._listing = None
         self.show_message(self.tr("Looking up {repo}…").format(repo=repo), near=self.repo_note)
         settings = self._settings  # the keyring is asked in the worker thread: it may block
-        self.controller.run_task("list-repo", lambda: list_repo(repo, token=secrets.get_token(), settings=settings))
+        self._lookups += 1
+        key = f"list-repo:{self._lookups}"
+        if self.controller.run_task(key, lambda: list_repo(repo, token=secrets.get_token(), settings=settings)):
+            self._set_lookup(key, repo)
+
+    def stop_repo_lookup(self) -> None:
+        if self._lookup_key is None:
+            return
+        repo = self._lookup_repo
+        self._set_lookup(None)
+        self.show_message(self.tr("Stopped looking up {repo}.").format(repo=repo), near=self.repo_note)
+
+    def _set_lookup(self, key: str | None, repo: str = "") -> None:
+        self._lookup_key, self._lookup_repo = key, repo
+        self.repo_find.setText(self.tr("Stop") if key else self.tr("Find"))
+
+    def _lookup_answered(self, key: str) -> bool:
+        """A lookup ended: True when the page still waits for this one (then it is over), False when forgotten."""
+        if key != self._lookup_key:
+            return False
+        self._set_lookup(None)
+        return True
 
     def _show_listing(self, listing: RepoListing) -> None:
         self._listing = listing
