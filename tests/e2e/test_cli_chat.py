@@ -39,6 +39,16 @@ def test_prompt_from_stdin_and_system_prompt(tiny_model: Path) -> None:
     assert proc.returncode == 0 and proc.stdout.rstrip("\n") in REPLIES
 
 
+def test_prompt_from_stdin_that_is_not_utf8(tiny_model: Path) -> None:
+    """A file in another encoding piped in (here Latin-1 "café"): its bad byte is read as U+FFFD, not a traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "localmind", "chat", "--model", str(tiny_model), "--prompt", "-"],
+        input="caf\u00e9 au lait".encode("latin-1"), capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    assert proc.stdout.decode().rstrip("\n") in REPLIES and proc.stderr == b""
+
+
 def test_interactive_chat_reuses_the_cache(tiny_model: Path) -> None:
     proc = localmind(
         "chat", "--model", str(tiny_model), "--stats", "--temperature", "0", stdin="hi\nand again\nthird\n"

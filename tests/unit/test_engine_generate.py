@@ -272,3 +272,15 @@ def test_generate_without_a_model_is_a_clear_error() -> None:
 
     with pytest.raises(EngineError, match="No model is loaded"):
         LocalEngine().generate([ChatMessage("user", "hi")], GREEDY)
+
+
+def test_text_that_is_not_unicode_is_read_as_replacement_characters(engine: LocalEngine, tok: Tokenizer) -> None:
+    """A JSON ``\\ud800`` escape from an API client, or a byte that is not UTF-8 piped to the terminal command
+    (read with surrogateescape), arrives as a lone surrogate: og's tokenizer takes UTF-8 only and refused the whole
+    message with a binding error. It is read as U+FFFD, the way a decoder shows a bad byte."""
+    clean = [ChatMessage("user", "caf\ufffd au lait \ufffd")]
+    for text in ("caf\udce9 au lait \ud800", "caf\udce9 au lait \udfff"):
+        pieces, finished = run(engine, [ChatMessage("user", text)])
+        assert finished.reason is not FinishReason.ERROR, finished.error
+        assert "".join(pieces) == expected(tok, clean)
+        assert engine.count_tokens([ChatMessage("user", text)]) == engine.count_tokens(clean)

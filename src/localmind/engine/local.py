@@ -23,6 +23,7 @@ import bisect
 import dataclasses
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -74,6 +75,7 @@ SPECULATIVE_BACKLOG = 256
 # finished word is: the tokenizers here attach the space to the next word, so its tokens stay what they are, and the
 # send compares tokens anyway. (A margin of 6 characters more left one more word to read after Enter: issue 12.)
 DRAFT_MARGIN_CHARS = 0
+_SURROGATE = re.compile("[\ud800-\udfff]")  # never valid alone in text, and og's tokenizer takes UTF-8 only
 _DRAFT_MARK = "\ue000\ue001\ue002"  # private-use characters: where the template puts the user's text
 
 # Used when a model ships no chat template. ChatML is what most small chat models were tuned on.
@@ -289,6 +291,13 @@ class LocalEngine:
         self._cancel.set()
 
     # -- prompts -------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _valid_text(text: str) -> str:
+        """``text`` as the tokenizer can take it: a lone UTF-16 surrogate (a JSON ``\\ud800`` escape from an API client,
+        or a byte that is not UTF-8 read from a pipe) becomes U+FFFD. og takes UTF-8 only and refused the whole
+        message with a binding error."""
+        return _SURROGATE.sub("\ufffd", text)
+
     def _render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         # Earlier answers go back without their <think> part, as reasoning models' templates intend.
         payload = json.dumps(
@@ -298,6 +307,7 @@ class LocalEngine:
             ],
             ensure_ascii=False,
         )
+        payload = self._valid_text(payload)
         template = self._template
         if self._thinking is not None and supports_thinking_switch(template):
             template = with_thinking(template, self._thinking)
@@ -319,7 +329,7 @@ class LocalEngine:
         """
         if not text:
             return []
-        ids = [int(t) for t in self._tokenizer.encode(text)]
+        ids = [int(t) for t in self._tokenizer.encode(self._valid_text(text))]
         bos = self._bos
         if bos is not None and ids[:1] == [bos] and (not at_start or ids[1:2] == [bos]):
             del ids[0]
