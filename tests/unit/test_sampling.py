@@ -27,6 +27,18 @@ def test_seed_makes_sampling_reproducible() -> None:
     assert len(set(b)) > 5  # and it really samples
 
 
+def test_a_negative_seed_is_a_seed_too() -> None:
+    """OpenAI's API takes any 64-bit seed; numpy refused negative ones (the server answered 500)."""
+    x = logits()
+
+    def draws(seed: int) -> list[int]:
+        s = Sampler(GenerationOptions(temperature=1.5, top_k=0, top_p=1.0, seed=seed))
+        return [s.choose(x) for _ in range(20)]
+
+    assert draws(-5) == draws(-5) != draws(-6)
+    assert draws(-(2**63)) == draws(-(2**63))
+
+
 def test_top_k_limits_candidates() -> None:
     x = logits()
     top5 = set(np.argsort(x)[-5:].tolist())

@@ -576,7 +576,7 @@ class LocalEngine:
             params.set_guidance("json_schema", options.json_schema)
             return self._og.Generator(self._model, params)  # the grammar is built here
         except Exception as exc:
-            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300].rstrip(".") + "."
             raise GrammarError(
                 f"The JSON schema cannot be enforced: {detail.removeprefix('Error creating grammar: ')}",
                 hint="Fix the schema, or leave out the parts LocalMind's constrained decoding does not support.",

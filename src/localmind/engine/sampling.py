@@ -13,7 +13,9 @@ from localmind.engine.types import GenerationOptions
 class Sampler:
     def __init__(self, options: GenerationOptions) -> None:
         self.options = options
-        self._rng = np.random.default_rng(options.seed)
+        # OpenAI's API takes any 64-bit seed, negative ones too; numpy's generator only seeds of 0 or more.
+        seed = options.seed
+        self._rng = np.random.default_rng(seed % 2**64 if seed is not None and seed < 0 else seed)
 
     def apply_repetition_penalty(self, logits: npt.NDArray[np.float32], seen: Iterable[int]) -> None:
         """CTRL-style penalty, in place: make already seen tokens less likely."""
