@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import ipaddress
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("serve", help="serve a model over HTTP (OpenAI-compatible API)")
     p.add_argument("--model", required=True, metavar="ID|DIR", help="an installed model's id, or a model folder")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this computer only)")
-    p.add_argument("--port", type=int, default=None, help="port (default: $PORT, else 8000)")
+    p.add_argument("--port", type=_port, default=None, help="port (default: $PORT, else 8000)")
     p.add_argument("--api-key", metavar="KEY", help=f"require this key (also ${ENV_API_KEY}; needed beyond loopback)")
     p.add_argument(
         "--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)"
@@ -45,6 +47,53 @@ def register(sub: Any) -> None:
     p.add_argument("--max-body-bytes", type=int, default=1_000_000, metavar="N", help="largest request body")
     p.add_argument("--max-prompt-chars", type=int, default=200_000, metavar="N", help="longest prompt in characters")
     p.set_defaults(handler=run)
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: use a number from 1 to 65535")
+    return port
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before the model loads: a port in use or an unknown address is said at once, not
+    after the model's load (seconds) and after a line that announced the server as running."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)  # as uvicorn binds
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart right after a stop gets the port
+        sock.bind((host, port))
+        sock.listen(2048)
+    except (OSError, UnicodeError) as exc:
+        sock.close()
+        raise _listen_error(host, port, exc) from exc
+    return sock
+
+
+def _listen_error(host: str, port: int, exc: BaseException) -> UserFacingError:
+    code = getattr(exc, "errno", None)
+    if code == errno.EADDRINUSE:
+        return UserFacingError(
+            f"Port {port} is in use on {host} (another LocalMind server, or another program).",
+            hint="Pick another with --port, or stop the program using it.",
+        )
+    if code == errno.EACCES:
+        return UserFacingError(
+            f"This user may not listen on port {port}.",
+            hint="Ports below 1024 need administrator rights: pick one above.",
+        )
+    if isinstance(exc, socket.gaierror) or code == errno.EADDRNOTAVAIL or isinstance(exc, UnicodeError):
+        return UserFacingError(
+            f"Cannot listen on {host}: it is not an address of this computer.",
+            hint="Use --host 127.0.0.1 (this computer only), 0.0.0.0 (all its networks) or one of its addresses.",
+        )
+    return UserFacingError(
+        f"Cannot listen on {host} port {port}: {getattr(exc, 'strerror', None) or exc}.",
+        hint="Pick another --host or --port.",
+    )
 
 
 def is_loopback(host: str) -> bool:
@@ -81,6 +130,16 @@ def resolve_model(spec: str) -> tuple[str, Path]:
     return model.id, model.model_path
 
 
+def _env_port() -> int:
+    text = os.environ.get("PORT") or "8000"
+    try:
+        return _port(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UserFacingError(
+            f"$PORT is {text!r}, not a port.", hint="Set it to a number from 1 to 65535, or pass --port."
+        ) from exc
+
+
 def _configure_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
@@ -95,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     startup_trace.trace("serve-run")
     api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
     check_exposure(args.host, api_key)
-    port = args.port if args.port is not None else int(os.environ.get("PORT") or 8000)
+    port = args.port if args.port is not None else _env_port()
     if args.max_queue < 0:
         raise UserFacingError("--max-queue must be 0 or more.")
     model_id, folder = resolve_model(args.model)
@@ -114,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
             ),
         )
         startup_trace.trace("serve-engine-started", startup_trace.web_framework_loaded())
+        # After the fork (the engine child must not hold the port) and before the model is loaded.
+        sock = listen(args.host, port)
         import uvicorn
 
         from localmind.server.app import create_app
@@ -154,8 +215,9 @@ def run(args: argparse.Namespace) -> int:
             "" if api_key else " (no API key)",
         )
         try:
-            server.run()
+            server.run(sockets=[sock])
         finally:
+            sock.close()
             scheduler.close()
             # What the server imported in all, requests served included (the tests: never fastapi).
             startup_trace.trace("serve-stopped", startup_trace.web_framework_loaded())
