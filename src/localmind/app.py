@@ -59,6 +59,7 @@ from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
 from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
+from localmind.workers.messages import user_text
 from localmind.workers.tasks import TaskContext, TaskRunner
 from localmind.workers.typeahead import TypeAhead
 
@@ -405,7 +406,7 @@ class LocalMind(QObject):
             title = self.store.get_conversation(conversation_id).title
             self.session.delete_conversation(conversation_id)
         except UserFacingError as exc:
-            self.window.show_error(self.tr("The chat could not be deleted."), str(exc))
+            self.window.show_error(self.tr("The chat could not be deleted."), user_text(exc))
             return
         self.window.sidebar.show_deleted(conversation_id, title)
 
@@ -413,7 +414,7 @@ class LocalMind(QObject):
         try:
             self.session.restore_conversation(conversation_id)
         except UserFacingError as exc:
-            self.window.show_error(self.tr("The chat could not be restored."), str(exc))
+            self.window.show_error(self.tr("The chat could not be restored."), user_text(exc))
             return
         self.open_conversation(conversation_id)
 
@@ -423,7 +424,7 @@ class LocalMind(QObject):
         try:
             hits = self.store.search(query)
         except UserFacingError as exc:
-            self.window.show_error(self.tr("Search failed."), str(exc))
+            self.window.show_error(self.tr("Search failed."), user_text(exc))
             hits = []
         self.window.sidebar.show_results(query, hits)
 
@@ -558,7 +559,7 @@ class LocalMind(QObject):
     def _task_failed(self, title: str, exc: BaseException) -> None:
         if not isinstance(exc, UserFacingError):
             raise exc  # a bug: the crash handler shows it
-        self.window.show_error(title, str(exc))
+        self.window.show_error(title, user_text(exc))
 
     def restore_backup(self) -> None:
         store_dialogs.restore_flow(self)
@@ -733,7 +734,7 @@ class LocalMind(QObject):
         try:
             save_settings(self.settings)
         except UserFacingError as exc:
-            self.window.show_error(self.tr("Settings could not be saved."), str(exc))
+            self.window.show_error(self.tr("Settings could not be saved."), user_text(exc))
 
     # -- shutdown -------------------------------------------------------------------------------------------------
     def shutdown(self) -> None:

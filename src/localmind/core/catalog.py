@@ -198,14 +198,16 @@ def load_catalog(path: Path | None = None) -> list[CatalogEntry]:
             raise ValueError("'models' must be a list")
         entries = [_parse_entry(raw) for raw in models]
     except FileNotFoundError as exc:
-        raise UserFacingError(f"The model catalog is missing ({path}).", hint="Reinstall LocalMind.") from exc
+        raise UserFacingError.say("The model catalog is missing ({path}).", "Reinstall LocalMind.", path=path) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UserFacingError(f"The model catalog {path} is damaged: {exc}.", hint="Reinstall LocalMind.") from exc
+        raise UserFacingError.say(
+            "The model catalog {path} is damaged: {reason}.", "Reinstall LocalMind.", path=path, reason=exc
+        ) from exc
     ids = [e.id for e in entries]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
-        raise UserFacingError(
-            f"The model catalog {path} lists {', '.join(duplicates)} twice.", hint="Reinstall LocalMind."
+        raise UserFacingError.say(
+            "The model catalog {path} lists {ids} twice.", "Reinstall LocalMind.", path=path, ids=", ".join(duplicates)
         )
     return entries
 

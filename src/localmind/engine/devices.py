@@ -32,7 +32,12 @@ def candidate_devices(requested: str = "auto", system: str | None = None) -> lis
         if requested not in PROVIDERS:
             from localmind.engine.types import ModelLoadError
 
-            raise ModelLoadError(f"Unknown device {requested!r}.", hint=f"Use one of: auto, {', '.join(PROVIDERS)}.")
+            raise ModelLoadError.say(
+                "Unknown device {device}.",
+                "Use one of: auto, {devices}.",
+                device=repr(requested),
+                devices=", ".join(PROVIDERS),
+            )
         return [requested]
     system = system or platform.system()
     if system == "Windows":

@@ -233,8 +233,11 @@ class LocalEngine:
             tokenizer = og.Tokenizer(model)
         except Exception as exc:
             check_tokenizer_file(folder.path)  # a damaged tokenizer.json: say which file and what is wrong
-            raise ModelLoadError(
-                f"The tokenizer in {folder.path} could not be loaded.", hint=f"(onnxruntime-genai said: {exc})"
+            raise ModelLoadError.say(
+                "The tokenizer in {folder} could not be loaded.",
+                "(onnxruntime-genai said: {raw})",
+                folder=folder.path,
+                raw=exc,
             ) from exc
         warnings: list[str] = []
         if folder.chat_template is None:
@@ -318,7 +321,9 @@ class LocalEngine:
                 )
             )
         except Exception as exc:
-            raise EngineError(f"The model's chat template could not format this conversation: {exc}") from exc
+            raise EngineError.say(
+                "The model's chat template could not format this conversation: {reason}", reason=exc
+            ) from exc
 
     def _encode(self, text: str, *, at_start: bool = True) -> list[int]:
         """Tokens for ``text``; ``at_start=False`` for a piece that continues a prompt.
@@ -365,10 +370,12 @@ class LocalEngine:
                 dropped += 1
         if count + self.min_reply_reserve <= self._budget:
             return system + rest, text, count, dropped
-        raise PromptTooLongError(
-            f"This message is too long for the model's context: it needs {count:,} tokens "
-            f"but the context holds {self._budget:,} (with room for a reply).",
-            hint="Shorten the message or the system prompt, or raise the context size in Settings.",
+        raise PromptTooLongError.say(
+            "This message is too long for the model's context: it needs {count} tokens "
+            "but the context holds {budget} (with room for a reply).",
+            "Shorten the message or the system prompt, or raise the context size in Settings.",
+            count=f"{count:,}",
+            budget=f"{self._budget:,}",
         )
 
     def _message_ends(self, messages: Sequence[ChatMessage], prompt: str) -> list[int]:
@@ -391,7 +398,7 @@ class LocalEngine:
     # -- generation ----------------------------------------------------------------------------------------------
     def _require_model(self) -> None:
         if self._model is None:
-            raise EngineError("No model is loaded.", hint="Open a model first.")
+            raise EngineError.say("No model is loaded.", "Open a model first.")
 
     def _new_generator(self) -> Any:
         params = self._og.GeneratorParams(self._model)
@@ -577,9 +584,10 @@ class LocalEngine:
             return self._og.Generator(self._model, params)  # the grammar is built here
         except Exception as exc:
             detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300].rstrip(".") + "."
-            raise GrammarError(
-                f"The JSON schema cannot be enforced: {detail.removeprefix('Error creating grammar: ')}",
-                hint="Fix the schema, or leave out the parts LocalMind's constrained decoding does not support.",
+            raise GrammarError.say(
+                "The JSON schema cannot be enforced: {detail}",
+                "Fix the schema, or leave out the parts LocalMind's constrained decoding does not support.",
+                detail=detail.removeprefix("Error creating grammar: "),
             ) from exc
 
     def _generate(self, messages: list[ChatMessage], options: GenerationOptions) -> Iterator[StreamEvent]:
@@ -892,13 +900,7 @@ def _explain_load_error(exc: BaseException, folder: ModelFolder, requested: str)
             "Try another model, or a newer version of LocalMind.",
             kind=folder.model_type,
         )
-    explained = explain_og_error(exc, folder)
-    return ModelLoadError(_sentence(explained.message), hint=_sentence(explained.hint) if explained.hint else None)
-
-
-def _sentence(text: str) -> str:
-    text = text.rstrip()
-    return text if not text or text[-1] in ".!?。！？)" else text + "."
+    return explain_og_error(exc, folder)
 
 
 __all__ = ["DEFAULT_CONTEXT_BUDGET", "FALLBACK_TEMPLATE", "LocalEngine"]

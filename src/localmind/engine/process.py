@@ -55,7 +55,6 @@ from localmind.engine.types import (
     PromptTooLongError,
     StreamEvent,
     TextDelta,
-    TranslatableError,
     TurnFinished,
     TurnStats,
 )
@@ -169,7 +168,7 @@ def _serve(
             else:
                 conn.send(("error", "EngineError", f"Unknown engine command {command!r}.", None, None))
         except UserFacingError as exc:
-            sources = (exc.source, exc.hint_source, exc.values) if isinstance(exc, TranslatableError) else None
+            sources = exc.sources()
             conn.send(("error", type(exc).__name__, exc.message, exc.hint, sources))
         except Exception as exc:  # a bug or an og failure we did not foresee: report it, keep serving
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -434,10 +433,9 @@ class EngineProcess:
             return reply[1]
         _, kind, message, hint, sources = reply
         cls = _ERRORS.get(kind, EngineError)
-        if sources is not None and issubclass(cls, TranslatableError):
-            source, hint_source, values = sources
-            raise cls(message, hint=hint, source=source, hint_source=hint_source, values=values)
-        raise cls(message, hint=hint)
+        error = cls(message, hint=hint)
+        error.set_sources(sources)  # the window translates it (any UserFacingError built with say/tell)
+        raise error
 
     def _reload_if_restarted(self) -> None:
         if (self._proc is None or not self._proc.is_alive()) and self._last_load is not None:

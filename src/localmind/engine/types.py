@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol
 
 from localmind.errors import UserFacingError
 
@@ -38,17 +38,21 @@ class GenerationOptions:
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
-            raise UserFacingError(f"Temperature must be between 0 and 5 (got {self.temperature}).")
+            raise UserFacingError.say("Temperature must be between 0 and 5 (got {value}).", value=self.temperature)
         if not 0.0 < self.top_p <= 1.0:
-            raise UserFacingError(f"Top-p must be above 0 and at most 1 (got {self.top_p}).")
+            raise UserFacingError.say("Top-p must be above 0 and at most 1 (got {value}).", value=self.top_p)
         if self.top_k < 0:
-            raise UserFacingError(f"Top-k must be 0 (off) or more (got {self.top_k}).")
+            raise UserFacingError.say("Top-k must be 0 (off) or more (got {value}).", value=self.top_k)
         if not 0.5 <= self.repetition_penalty <= 2.0:
-            raise UserFacingError(f"Repetition penalty must be between 0.5 and 2 (got {self.repetition_penalty}).")
+            raise UserFacingError.say(
+                "Repetition penalty must be between 0.5 and 2 (got {value}).", value=self.repetition_penalty
+            )
         if self.max_new_tokens < 1:
-            raise UserFacingError(f"Max new tokens must be at least 1 (got {self.max_new_tokens}).")
+            raise UserFacingError.say("Max new tokens must be at least 1 (got {value}).", value=self.max_new_tokens)
         if not 0 <= self.min_new_tokens <= self.max_new_tokens:
-            raise UserFacingError(f"Min new tokens must be between 0 and max new tokens (got {self.min_new_tokens}).")
+            raise UserFacingError.say(
+                "Min new tokens must be between 0 and max new tokens (got {value}).", value=self.min_new_tokens
+            )
 
 
 @dataclass(frozen=True)
@@ -125,13 +129,10 @@ class TurnFinished:
 StreamEvent = TextDelta | TurnFinished
 
 
-_E = TypeVar("_E", bound="TranslatableError")
-
-
 class TranslatableError(UserFacingError):
-    """A user-facing error that also keeps its English source texts and their values, so the window can show
-    it in the user's language (``QCoreApplication.translate("engine", source).format(**values)``); the
-    engine itself has no Qt. ``message`` and ``hint`` are the English texts, as for any UserFacingError."""
+    """A user-facing error of the engine; ``say`` (on UserFacingError) keeps its English source texts and values
+    so the window can show it in the user's language. The constructor takes them too (the engine process sends
+    them across as plain data)."""
 
     def __init__(
         self,
@@ -146,18 +147,6 @@ class TranslatableError(UserFacingError):
         self.source = source
         self.hint_source = hint_source
         self.values = dict(values or {})
-
-    @classmethod
-    def say(cls: type[_E], source: str, hint_source: str | None = None, **values: object) -> _E:
-        """Build the error from source texts with ``{name}`` fields (these literal texts are translated)."""
-        text = {k: str(v) for k, v in values.items()}
-        return cls(
-            source.format(**text),
-            hint=hint_source.format(**text) if hint_source else None,
-            source=source,
-            hint_source=hint_source,
-            values=text,
-        )
 
 
 class EngineError(TranslatableError):

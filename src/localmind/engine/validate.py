@@ -14,10 +14,22 @@ from pathlib import Path
 from typing import Any
 
 from localmind.engine.types import ModelLoadError
+from localmind.errors import Phrase, translatable
 
 CONFIG_NAME = "genai_config.json"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model")
 _REDOWNLOAD = "Download the model again, or pick another folder."
+_INCOMPLETE = "The download may be incomplete. " + _REDOWNLOAD
+# Python's JSON parser's own words (JSONDecodeError.msg), translated where the window shows them.
+_JSON_REASONS = (
+    translatable("Expecting value"),
+    translatable("Expecting property name enclosed in double quotes"),
+    translatable("Expecting ':' delimiter"),
+    translatable("Expecting ',' delimiter"),
+    translatable("Unterminated string starting at"),
+    translatable("Extra data"),
+    translatable("Invalid control character at"),
+)
 
 
 @dataclass(frozen=True)
@@ -49,23 +61,34 @@ class ModelFolder:
         return self.path.name
 
 
-def _read_json(path: Path, what: str) -> Any:
+def _read_json(path: Path, what: Phrase) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ModelLoadError(
-            f"{path.name} in {path.parent} is not UTF-8 text ({what}): {exc.reason}.", hint=_REDOWNLOAD
+        raise ModelLoadError.say(
+            "{file} in {folder} is not UTF-8 text ({what}): {reason}.",
+            _REDOWNLOAD,
+            file=path.name,
+            folder=path.parent,
+            what=what,
+            reason=exc.reason,
         ) from exc
     except OSError as exc:
-        raise ModelLoadError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+        raise ModelLoadError.say("Cannot read {path}: {reason}.", path=path, reason=exc.strerror or exc) from exc
     if not text.strip():
-        raise ModelLoadError(f"{path.name} in {path.parent} is empty.", hint=_REDOWNLOAD)
+        raise ModelLoadError.say("{file} in {folder} is empty.", _REDOWNLOAD, file=path.name, folder=path.parent)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ModelLoadError(
-            f"{path.name} in {path.parent} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).",
-            hint=_REDOWNLOAD,
+        reason = exc.msg
+        raise ModelLoadError.say(
+            "{file} in {folder} is not valid JSON (line {line}, column {column}: {reason}).",
+            _REDOWNLOAD,
+            file=path.name,
+            folder=path.parent,
+            line=exc.lineno,
+            column=exc.colno,
+            reason=Phrase(reason) if reason in _JSON_REASONS else reason,
         ) from exc
 
 
@@ -97,10 +120,11 @@ def validate_model_folder(
         from localmind.engine.formats import prepare
 
         if variant and not (path / "config.json").is_file():
-            raise ModelLoadError(
-                f"{path} has no variants to choose from: only ONNX exports with several (onnx/model_q4.onnx, "
+            raise ModelLoadError.say(
+                "{folder} has no variants to choose from: only ONNX exports with several (onnx/model_q4.onnx, "
                 "model_fp16.onnx, ...) do.",
-                hint="Leave out the variant for this model.",
+                "Leave out the variant for this model.",
+                folder=path,
             )
         if variant or prepare.is_community_folder(path):
             prepared = prepare.prepare_folder(path, variant=variant, device=device)
@@ -109,11 +133,15 @@ def validate_model_folder(
                 inner, source=prepared.source, variant=prepared.variant.name, variants=prepared.available
             )
     if not path.exists():
-        raise ModelLoadError(f"Model folder not found: {path}.", hint="Check the path, or pick the folder again.")
+        raise ModelLoadError.say(
+            "Model folder not found: {folder}.", "Check the path, or pick the folder again.", folder=path
+        )
     if not path.is_dir():
-        raise ModelLoadError(
-            f"{path} is a file, not a model folder.",
-            hint=f"Pick the folder that contains {CONFIG_NAME}.",
+        raise ModelLoadError.say(
+            "{folder} is a file, not a model folder.",
+            "Pick the folder that contains {config}.",
+            folder=path,
+            config=CONFIG_NAME,
         )
     path = path.resolve()
     config_path = path / CONFIG_NAME
@@ -121,49 +149,69 @@ def validate_model_folder(
         subfolders = _find_model_subfolders(path)
         if subfolders:
             names = ", ".join(str(p.relative_to(path)) for p in subfolders)
-            raise ModelLoadError(
-                f"{path} has no {CONFIG_NAME} itself, but these subfolders do: {names}.",
-                hint="Pick the one for your device (a cpu-int4 folder runs everywhere).",
+            raise ModelLoadError.say(
+                "{folder} has no {config} itself, but these subfolders do: {names}.",
+                "Pick the one for your device (a cpu-int4 folder runs everywhere).",
+                folder=path,
+                config=CONFIG_NAME,
+                names=names,
             )
-        raise ModelLoadError(
-            f"{path} is not an onnxruntime-genai model folder: {CONFIG_NAME} is missing.",
-            hint="LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.",
+        raise ModelLoadError.say(
+            "{folder} is not an onnxruntime-genai model folder: {config} is missing.",
+            "LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.",
+            folder=path,
+            config=CONFIG_NAME,
         )
-    config = _read_json(config_path, "the model's settings")
+    config = _read_json(config_path, Phrase("the model's settings"))
     if not isinstance(config, dict) or not isinstance(config.get("model"), dict):
-        raise ModelLoadError(f'{CONFIG_NAME} in {path} has no "model" section.', hint=_REDOWNLOAD)
+        raise ModelLoadError.say(
+            '{config} in {folder} has no "model" section.', _REDOWNLOAD, config=CONFIG_NAME, folder=path
+        )
     model = config["model"]
     decoder = model.get("decoder")
     if not isinstance(decoder, dict) or not isinstance(decoder.get("filename"), str):
-        raise ModelLoadError(
-            f"{CONFIG_NAME} in {path} does not name the decoder's ONNX file (model.decoder.filename).",
-            hint=_REDOWNLOAD,
+        raise ModelLoadError.say(
+            "{config} in {folder} does not name the decoder's ONNX file (model.decoder.filename).",
+            _REDOWNLOAD,
+            config=CONFIG_NAME,
+            folder=path,
         )
     onnx_file = path / decoder["filename"]
     if not onnx_file.is_file():
-        raise ModelLoadError(
-            f"{onnx_file.name} is missing from {path} ({CONFIG_NAME} says the model is in it).",
-            hint="The download may be incomplete. " + _REDOWNLOAD,
+        raise ModelLoadError.say(
+            "{file} is missing from {folder} ({config} says the model is in it).",
+            _INCOMPLETE,
+            file=onnx_file.name,
+            folder=path,
+            config=CONFIG_NAME,
         )
     if onnx_file.stat().st_size < 64:
-        raise ModelLoadError(
-            f"{onnx_file.name} in {path} is empty or truncated ({onnx_file.stat().st_size} bytes).",
-            hint="The download may be incomplete. " + _REDOWNLOAD,
+        raise ModelLoadError.say(
+            "{file} in {folder} is empty or truncated ({size} bytes).",
+            _INCOMPLETE,
+            file=onnx_file.name,
+            folder=path,
+            size=onnx_file.stat().st_size,
         )
     data_file = onnx_file.with_name(onnx_file.name + ".data")
     if not data_file.exists() and _references_external_data(onnx_file, data_file.name):
-        raise ModelLoadError(
-            f"{data_file.name} is missing from {path} ({onnx_file.name} keeps its weights in it).",
-            hint="The download may be incomplete. " + _REDOWNLOAD,
+        raise ModelLoadError.say(
+            "{file} is missing from {folder} ({onnx} keeps its weights in it).",
+            _INCOMPLETE,
+            file=data_file.name,
+            folder=path,
+            onnx=onnx_file.name,
         )
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
-        raise ModelLoadError(f"tokenizer.json is missing from {path}.", hint=_REDOWNLOAD)
+        raise ModelLoadError.say("tokenizer.json is missing from {folder}.", _REDOWNLOAD, folder=path)
     if read_tokenizer:
         check_tokenizer_file(path)
     template, source = _chat_template(path)
     context = model.get("context_length")
     if not isinstance(context, int) or context <= 0:
-        raise ModelLoadError(f"{CONFIG_NAME} in {path} has no valid model.context_length.", hint=_REDOWNLOAD)
+        raise ModelLoadError.say(
+            "{config} in {folder} has no valid model.context_length.", _REDOWNLOAD, config=CONFIG_NAME, folder=path
+        )
     return ModelFolder(
         path=path,
         config=config,
@@ -180,9 +228,11 @@ def check_tokenizer_file(path: Path) -> None:
     tokenizer_file = path / "tokenizer.json"
     if not tokenizer_file.is_file():
         return
-    tokenizer = _read_json(tokenizer_file, "the tokenizer")
+    tokenizer = _read_json(tokenizer_file, Phrase("the tokenizer"))
     if not isinstance(tokenizer, dict) or "model" not in tokenizer:
-        raise ModelLoadError(f'tokenizer.json in {path} is not a tokenizer (no "model" section).', hint=_REDOWNLOAD)
+        raise ModelLoadError.say(
+            'tokenizer.json in {folder} is not a tokenizer (no "model" section).', _REDOWNLOAD, folder=path
+        )
 
 
 def _references_external_data(onnx_file: Path, data_name: str) -> bool:
@@ -200,7 +250,7 @@ def _references_external_data(onnx_file: Path, data_name: str) -> bool:
 def _chat_template(path: Path) -> tuple[str | None, str | None]:
     config_path = path / "tokenizer_config.json"
     if config_path.is_file():
-        tokenizer_config = _read_json(config_path, "the tokenizer settings")
+        tokenizer_config = _read_json(config_path, Phrase("the tokenizer settings"))
         template = tokenizer_config.get("chat_template") if isinstance(tokenizer_config, dict) else None
         if isinstance(template, list):  # some models list named templates
             named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
@@ -218,31 +268,44 @@ def _chat_template(path: Path) -> tuple[str | None, str | None]:
 _OG_ERRORS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(r"protobuf parsing failed|INVALID_PROTOBUF|Failed to load model", re.I),
-        "{onnx} is damaged or incomplete: ONNX Runtime cannot read it. " + _REDOWNLOAD,
+        translatable(
+            "{onnx} is damaged or incomplete: ONNX Runtime cannot read it. "
+            "Download the model again, or pick another folder."
+        ),
     ),
     (
         re.compile(r"External data|\.data", re.I),
-        "The model's weight file next to {onnx} is missing or damaged. " + _REDOWNLOAD,
+        translatable(
+            "The model's weight file next to {onnx} is missing or damaged. "
+            "Download the model again, or pick another folder."
+        ),
     ),
     (
         re.compile(r"tokenizer|sentencepiece|bpe|vocab", re.I),
-        "The tokenizer files in {folder} could not be loaded. " + _REDOWNLOAD,
+        translatable(
+            "The tokenizer files in {folder} could not be loaded. Download the model again, or pick another folder."
+        ),
     ),
     (
         re.compile(r"Unknown model type|model type|not supported", re.I),
-        "This kind of model is not supported by the installed onnxruntime-genai. Try another model.",
+        translatable("This kind of model is not supported by the installed onnxruntime-genai. Try another model."),
     ),
     (
         re.compile(r"bad allocation|out of memory|Failed to allocate|std::bad_alloc", re.I),
-        "Not enough memory to load this model. Close other programs, lower the context size in Settings, or pick a smaller model.",
+        translatable(
+            "Not enough memory to load this model. Close other programs, lower the context size in Settings, "
+            "or pick a smaller model."
+        ),
     ),
 ]
+_OG_SAID = "(onnxruntime-genai said: {raw})"
 
 
 def explain_og_error(exc: BaseException, folder: ModelFolder) -> ModelLoadError:
     raw = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     for pattern, advice in _OG_ERRORS:
         if pattern.search(raw):
-            message = advice.format(onnx=folder.onnx_file.name, folder=folder.path)
-            return ModelLoadError(message, hint=f"(onnxruntime-genai said: {raw[:300]})")
-    return ModelLoadError(f"onnxruntime-genai could not load {folder.path}: {raw[:300]}", hint=_REDOWNLOAD)
+            return ModelLoadError.say(advice, _OG_SAID, onnx=folder.onnx_file.name, folder=folder.path, raw=raw[:300])
+    return ModelLoadError.say(
+        "onnxruntime-genai could not load {folder}: {raw}.", _REDOWNLOAD, folder=folder.path, raw=raw[:300].rstrip(".")
+    )

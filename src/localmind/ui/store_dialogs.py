@@ -33,6 +33,7 @@ from localmind.core.conversations import ImportResult
 from localmind.core.store import BUSY, DAMAGED, FULL, NEWER, READ_ONLY, WHEN_DUE, ConversationStore, StoreError
 from localmind.errors import UserFacingError
 from localmind.models.reply_saver import ReplySaver
+from localmind.workers.messages import user_text
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +104,7 @@ def startup_problem(exc: StoreError) -> tuple[str, str, list[str]]:
         )
     return (
         QCoreApplication.translate("StartupProblem", "LocalMind cannot open your conversations."),
-        str(exc),
+        user_text(exc),
         [RETRY, QUIT],
     )
 
@@ -365,7 +366,7 @@ def restore_flow(mind: Any) -> None:
     try:
         safety = backup.restore(mind.store, chosen.path)
     except UserFacingError as exc:
-        window.show_error(restore_title(False), str(exc))
+        window.show_error(restore_title(False), user_text(exc))
         return
     mind.session.new_chat()
     mind.reload_conversations()

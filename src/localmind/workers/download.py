@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from localmind.core.hub import (
     AuthRequiredError,
@@ -26,6 +26,7 @@ from localmind.core.hub import (
 )
 from localmind.core.hub.errors import HubUnreachableError
 from localmind.errors import UserFacingError
+from localmind.workers.messages import user_text
 from localmind.workers.tasks import CANCEL, TaskCancelled, TaskContext, TaskRunner
 
 # Kinds of failure, so the page can offer the right next step.
@@ -42,15 +43,17 @@ class Failure:
 
 
 def _failure(exc: BaseException) -> Failure:
+    """The failure's text in the UI's language (user_text), with its kind."""
     if isinstance(exc, AuthRequiredError):
-        return Failure(str(exc), FAILURE_AUTH)
+        return Failure(user_text(exc), FAILURE_AUTH)
     if isinstance(exc, NotEnoughDiskError):
-        return Failure(str(exc), FAILURE_DISK)
+        return Failure(user_text(exc), FAILURE_DISK)
     if isinstance(exc, HubUnreachableError):
-        return Failure(str(exc), FAILURE_OFFLINE)
+        return Failure(user_text(exc), FAILURE_OFFLINE)
     if isinstance(exc, UserFacingError):
-        return Failure(str(exc))
-    return Failure(f"Unexpected error: {type(exc).__name__}: {exc}")
+        return Failure(user_text(exc))
+    unexpected = QCoreApplication.translate("engine", "Unexpected error: {kind}: {detail}")
+    return Failure(unexpected.format(kind=type(exc).__name__, detail=exc))
 
 
 Token = str | None | Callable[[], str | None]  # a callable is asked in the worker thread (the keyring may block)

@@ -25,27 +25,13 @@ from localmind.engine.types import (
     LoadInfo,
     LoadOptions,
     TextDelta,
-    TranslatableError,
     TurnFinished,
     TurnStats,
 )
 from localmind.errors import UserFacingError
+from localmind.workers.messages import user_text
 
 BATCH_INTERVAL_S = 0.03
-
-
-def user_text(exc: UserFacingError) -> str:
-    """The error's text in the UI's language where the engine gave its source (context "engine")."""
-    if not isinstance(exc, TranslatableError) or not exc.source:
-        return str(exc)
-    try:
-        message = QCoreApplication.translate("engine", exc.source).format(**exc.values)
-        hint = (
-            QCoreApplication.translate("engine", exc.hint_source).format(**exc.values) if exc.hint_source else exc.hint
-        )
-    except (KeyError, IndexError, ValueError):  # a translation with a broken field: English is better than nothing
-        return str(exc)
-    return f"{message} {hint}" if hint else message
 
 
 class InferenceWorker(QObject):
@@ -84,7 +70,9 @@ class InferenceWorker(QObject):
         except UserFacingError as exc:
             self.load_failed.emit(user_text(exc))
         except Exception as exc:  # never let a bad model take the worker down
-            self.load_failed.emit(f"The model could not be loaded: {exc}")
+            self.load_failed.emit(
+                QCoreApplication.translate("engine", "The model could not be loaded: {detail}").format(detail=exc)
+            )
         else:
             self.loaded.emit(info)
 
@@ -174,9 +162,9 @@ class InferenceWorker(QObject):
         except UserFacingError as exc:
             message = user_text(exc)
         except Exception as exc:
-            message = f"Generation failed: {exc}"
+            message = QCoreApplication.translate("engine", "Generation failed: {detail}").format(detail=exc)
         else:
-            message = "The engine ended the turn without saying why."
+            message = QCoreApplication.translate("engine", "The engine ended the turn without saying why.")
         if pending:
             self.tokens_ready.emit(request_id, "".join(pending))
         self.failed.emit(request_id, message)

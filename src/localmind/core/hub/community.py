@@ -25,12 +25,13 @@ from localmind.core.hub.manifest import slugify
 from localmind.core.hub.settings import HubSettings
 from localmind.engine.formats.variants import (
     Variant,
-    check_architecture,
+    architecture_problem,
     choose_variant,
     find_variants,
     is_community_layout,
     small_files,
 )
+from localmind.errors import Phrase
 
 CONFIG_JSON = "config.json"
 MAX_CONFIG_BYTES = 2_000_000  # config.json is a few kB; a bigger one is not a config
@@ -73,14 +74,17 @@ def pick_variant(listing: RepoListing, variants: Sequence[Variant], wanted: str 
         found = next((v for v in variants if v.name == wanted.strip().lower()), None)
         if found is None:
             names = ", ".join(v.name for v in variants)
-            raise HubError(
-                f"{listing.repo} has no variant {wanted!r}. Variants: {names}.",
-                hint="Pick one of those (in the terminal: --variant NAME).",
+            raise HubError.say(
+                "{repo} has no variant {variant}. Variants: {names}.",
+                "Pick one of those (in the terminal: --variant NAME).",
+                repo=listing.repo,
+                variant=repr(wanted),
+                names=names,
             )
         return found
     chosen = choose_variant(variants, device)
     if chosen is None:  # pragma: no cover - is_community() means there is at least one
-        raise HubError(f"{listing.repo} has no ONNX model file.", hint="Pick another model.")
+        raise HubError.say("{repo} has no ONNX model file.", "Pick another model.", repo=listing.repo)
     return chosen
 
 
@@ -91,9 +95,11 @@ def fetch_json(
     settings = settings or HubSettings()
     entry = next((f for f in listing.files if f.path == path), None)
     if entry is None:
-        raise HubError(f"{listing.repo} has no {path}.", hint="Pick another model.")
+        raise HubError.say("{repo} has no {file}.", "Pick another model.", repo=listing.repo, file=path)
     if entry.size > MAX_CONFIG_BYTES:
-        raise HubError(f"{path} in {listing.repo} is {entry.size} bytes: too big to be a config.")
+        raise HubError.say(
+            "{file} in {repo} is {size} bytes: too big to be a config.", file=path, repo=listing.repo, size=entry.size
+        )
     url = hf_hub_url(listing.repo, path, revision=listing.commit, endpoint=listing.endpoint)
     headers = build_hf_headers(token=token_arg(token))
     timeout = settings.connect_timeout_s + settings.stall_timeout_s
@@ -114,16 +120,22 @@ def fetch_json(
     else:
         digest = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
     if len(data) != entry.size or digest != entry.expected_hash:
-        raise HubError(
-            f"{path} of {listing.repo} arrived damaged (it does not match what Hugging Face lists).",
-            hint="Try again later or on another network.",
+        raise HubError.say(
+            "{file} of {repo} arrived damaged (it does not match what Hugging Face lists).",
+            "Try again later or on another network.",
+            file=path,
+            repo=listing.repo,
         )
     try:
         parsed = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise HubError(f"{path} of {listing.repo} is not valid JSON.", hint="Pick another model.") from exc
+        raise HubError.say(
+            "{file} of {repo} is not valid JSON.", "Pick another model.", file=path, repo=listing.repo
+        ) from exc
     if not isinstance(parsed, dict):
-        raise HubError(f"{path} of {listing.repo} is not a JSON object.", hint="Pick another model.")
+        raise HubError.say(
+            "{file} of {repo} is not a JSON object.", "Pick another model.", file=path, repo=listing.repo
+        )
     return parsed
 
 
@@ -137,9 +149,10 @@ def plan_community(
 ) -> CommunityPlan:
     """Read config.json, refuse an architecture LocalMind cannot run, pick the variant and list its files."""
     config = fetch_json(listing, CONFIG_JSON, token=token, settings=settings)
-    reason = check_architecture(config)
-    if reason is not None:
-        raise UnsupportedArchitectureError(listing.repo, reason, config)
+    problem = architecture_problem(config)
+    if problem is not None:
+        source, values = problem
+        raise UnsupportedArchitectureError(listing.repo, Phrase(source, **values), config)
     paths = [f.path for f in listing.files]
     variants = find_variants(paths)
     chosen = pick_variant(listing, variants, variant, device)
@@ -152,10 +165,15 @@ class UnsupportedArchitectureError(HubError):
     """config.json names an architecture LocalMind cannot run: refused before any weights were fetched."""
 
     def __init__(self, repo: str, reason: str, config: Mapping[str, Any]) -> None:
-        from localmind.core.hub.embedding import encoder_hint, is_encoder
+        from localmind.core.hub.embedding import ENCODER_HINT, GET_IT, is_encoder
 
-        hint = encoder_hint() if is_encoder(config) else "Pick a model of a supported architecture."
-        super().__init__(f"{repo} cannot be used: {reason}", hint=hint)
+        super().__init__("")
+        if is_encoder(config):
+            self.tell("{repo} cannot be used: {reason}", ENCODER_HINT, repo=repo, reason=reason, get_it=GET_IT)
+        else:
+            self.tell(
+                "{repo} cannot be used: {reason}", "Pick a model of a supported architecture.", repo=repo, reason=reason
+            )
         self.repo = repo
         self.reason = reason
         self.model_type = str(config.get("model_type") or "")

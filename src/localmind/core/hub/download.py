@@ -97,17 +97,21 @@ def default_model_id(repo: str, folder: str) -> str:
 def choose_folder(listing: RepoListing, wanted: str | None, fallback_device: str | None = None) -> str:
     folders = listing.model_folders()
     if not folders:
-        raise HubError(
-            f"{listing.repo} has no onnxruntime-genai model: no folder in it holds a {CONFIG_NAME}.",
-            hint="LocalMind runs ONNX models made for onnxruntime-genai; pick one from the catalog.",
+        raise HubError.say(
+            "{repo} has no onnxruntime-genai model: no folder in it holds a {config}.",
+            "LocalMind runs ONNX models made for onnxruntime-genai; pick one from the catalog.",
+            repo=listing.repo,
+            config=CONFIG_NAME,
         )
     shown = ", ".join(f or "(the repo root)" for f in folders)
     if wanted is None:
         if len(folders) == 1:
             return folders[0]
-        raise HubError(
-            f"{listing.repo} holds several model variants: {shown}.",
-            hint="Pick one (in the terminal: --include FOLDER).",
+        raise HubError.say(
+            "{repo} holds several model variants: {folders}.",
+            "Pick one (in the terminal: --include FOLDER).",
+            repo=listing.repo,
+            folders=shown,
         )
     wanted = wanted.strip("/")
     if wanted in folders:
@@ -117,8 +121,12 @@ def choose_folder(listing: RepoListing, wanted: str | None, fallback_device: str
         if len(matches) == 1:
             log.info("%s: %r not found, using %r", listing.repo, wanted, matches[0])
             return matches[0]
-    raise HubError(
-        f"{listing.repo} has no model folder {wanted!r}. Folders with a model: {shown}.", hint="Pick one of those."
+    raise HubError.say(
+        "{repo} has no model folder {folder}. Folders with a model: {folders}.",
+        "Pick one of those.",
+        repo=listing.repo,
+        folder=repr(wanted),
+        folders=shown,
     )
 
 
@@ -128,9 +136,11 @@ def check_listed_path(repo: str, relative: str) -> str:
     The listing is data from the network: a hostile mirror (HF_ENDPOINT) could list ``../../.bashrc``.
     """
     if not safe_relative_path(relative):
-        raise HubError(
-            f"{repo} lists a file with an unsafe path ({relative!r}); nothing was downloaded.",
-            hint="The server may not be Hugging Face or may be tampered with: check HF_ENDPOINT.",
+        raise HubError.say(
+            "{repo} lists a file with an unsafe path ({path}); nothing was downloaded.",
+            "The server may not be Hugging Face or may be tampered with: check HF_ENDPOINT.",
+            repo=repo,
+            path=repr(relative),
         )
     return relative
 
@@ -232,7 +242,7 @@ def list_unfinished() -> list[UnfinishedDownload]:
 
 def discard_unfinished(model_id: str) -> None:
     if not valid_model_id(model_id):
-        raise UserFacingError(f"{model_id!r} is not a model id.")
+        raise UserFacingError.say("{model} is not a model id.", model=repr(model_id))
     with DownloadLock(paths.staging_dir() / f"{model_id}.lock", model_id):
         discard_folder(paths.staging_dir() / model_id)
 
@@ -266,9 +276,10 @@ class DownloadJob:
         request = self.request
         repo = check_repo_id(request.repo)
         if request.model_id is not None and not valid_model_id(request.model_id):
-            raise UserFacingError(
-                f"{request.model_id!r} is not a valid model id.",
-                hint="Use lower-case letters, digits, '.', '-' and '_'.",
+            raise UserFacingError.say(
+                "{model} is not a valid model id.",
+                "Use lower-case letters, digits, '.', '-' and '_'.",
+                model=repr(request.model_id),
             )
         self.tracker.set_phase(LISTING)
         listing = list_repo(
@@ -295,9 +306,10 @@ class DownloadJob:
             model_id = request.model_id or community_model_id(repo, community.variant.name)
         else:
             if request.variant:
-                raise HubError(
-                    f"{repo} is an onnxruntime-genai package: it has model folders, not variants.",
-                    hint="Leave out the variant (in the terminal: use --include FOLDER).",
+                raise HubError.say(
+                    "{repo} is an onnxruntime-genai package: it has model folders, not variants.",
+                    "Leave out the variant (in the terminal: use --include FOLDER).",
+                    repo=repo,
                 )
             folder = choose_folder(listing, request.folder, request.fallback_device)
             model_id = request.model_id or default_model_id(repo, folder)
@@ -331,8 +343,12 @@ class DownloadJob:
         else:
             files = files_of_folder(listing, folder)
             if not any(relative == CONFIG_NAME for _, relative in files):
-                raise HubError(
-                    f"{listing.repo}/{folder} has no {CONFIG_NAME}.", hint="Pick a folder that holds a model."
+                raise HubError.say(
+                    "{repo}/{folder} has no {config}.",
+                    "Pick a folder that holds a model.",
+                    repo=listing.repo,
+                    folder=folder,
+                    config=CONFIG_NAME,
                 )
             name = self.request.name or (
                 f"{listing.repo.split('/')[-1]} ({posixpath.basename(folder)})"
@@ -441,9 +457,12 @@ class DownloadJob:
                 validate_model_folder(staging)
         except UserFacingError as exc:
             discard_folder(staging)
-            raise HubError(
-                f"{listing.repo}/{folder or ''} downloaded fine but is not a usable model: {exc}",
-                hint="Pick another model.",
+            raise HubError.say(
+                "{repo}/{folder} downloaded fine but is not a usable model: {reason}",
+                "Pick another model.",
+                repo=listing.repo,
+                folder=folder or "",
+                reason=exc,
             ) from exc
         manifest = Manifest(
             id=model_id,
@@ -465,5 +484,5 @@ class DownloadJob:
         install_staged(staging, model_id)
         installed = get_installed(model_id)
         if installed is None:  # pragma: no cover - the rename just put it there
-            raise HubError(f"{model_id} could not be installed.")
+            raise HubError.say("{model} could not be installed.", model=model_id)
         return installed

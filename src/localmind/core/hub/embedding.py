@@ -21,6 +21,7 @@ from localmind.core.hub.hashing import SHA256, hash_file
 from localmind.core.hub.listing import RemoteFile, RepoListing
 from localmind.core.hub.manifest import ManifestFile, now_iso
 from localmind.engine.formats.variants import Variant, find_variants, small_files
+from localmind.errors import translatable
 
 if TYPE_CHECKING:
     from localmind.core.catalog import CatalogEntry
@@ -48,13 +49,16 @@ def is_encoder(config: Mapping[str, Any]) -> bool:
     return model_type in ENCODER_TYPES and not arch.endswith("ForCausalLM")
 
 
+# What to do instead of downloading an encoder as a chat model (the repo-id path cannot know its prefixes and
+# pooling, which a wrong guess silently ruins, so only the catalog's embedding model is installed as one).
+ENCODER_HINT = translatable(
+    "This is an embedding model, not a chat model. For Documents' search by meaning use the catalog's embedding "
+    "model: `{get_it}` (or Documents → Download the embedding model)."
+)
+
+
 def encoder_hint() -> str:
-    """What to do instead of downloading an encoder as a chat model (the repo-id path cannot know its prefixes and
-    pooling, which a wrong guess silently ruins, so only the catalog's embedding model is installed as one)."""
-    return (
-        "This is an embedding model, not a chat model. For Documents' search by meaning use the catalog's embedding "
-        f"model: `{GET_IT}` (or Documents → Download the embedding model)."
-    )
+    return ENCODER_HINT.format(get_it=GET_IT)
 
 
 def catalog_embedding_entry(repo: str) -> CatalogEntry | None:
@@ -101,20 +105,30 @@ def plan_embedding(listing: RepoListing, variant: str | None = None) -> Embeddin
     """The variant to fetch (the catalog's, else the best for a CPU) and the small files beside it."""
     paths = [f.path for f in listing.files]
     if TOKENIZER not in paths:
-        raise HubError(
-            f"{listing.repo} has no {TOKENIZER} at its top, so it cannot be used as an embedding model.",
-            hint="Pick an embedding model from the catalog.",
+        raise HubError.say(
+            "{repo} has no {file} at its top, so it cannot be used as an embedding model.",
+            "Pick an embedding model from the catalog.",
+            repo=listing.repo,
+            file=TOKENIZER,
         )
     variants = find_variants(paths)
     if not variants:
-        raise HubError(f"{listing.repo} has no ONNX model file.", hint="Pick an embedding model from the catalog.")
+        raise HubError.say(
+            "{repo} has no ONNX model file.", "Pick an embedding model from the catalog.", repo=listing.repo
+        )
     rank = {name: i for i, name in enumerate(CPU_ORDER)}
     chosen = min(variants, key=lambda v: rank.get(v.name, len(CPU_ORDER)))
     if variant:
         found = next((v for v in variants if v.name == variant.strip().lower()), None)
         if found is None:
             names = ", ".join(v.name for v in variants)
-            raise HubError(f"{listing.repo} has no variant {variant!r}. Variants: {names}.", hint="Pick one of those.")
+            raise HubError.say(
+                "{repo} has no variant {variant}. Variants: {names}.",
+                "Pick one of those.",
+                repo=listing.repo,
+                variant=repr(variant),
+                names=names,
+            )
         chosen = found
     wanted = {*small_files(paths), *chosen.files}
     files = tuple(sorted((f for f in listing.files if f.path in wanted), key=lambda f: (f.size, f.path)))
@@ -139,9 +153,11 @@ def finish_embedding_folder(
     try:
         dimensions = check_embedding_model(staging)
     except EmbeddingModelError as exc:
-        raise HubError(
-            f"{plan.repo} downloaded fine but is not a usable embedding model: {exc.message}",
-            hint="Pick another embedding model.",
+        raise HubError.say(
+            "{repo} downloaded fine but is not a usable embedding model: {reason}",
+            "Pick another embedding model.",
+            repo=plan.repo,
+            reason=exc.message_phrase(),
         ) from exc
     result = [e for e in entries if e.path != CONFIG_NAME]
     result.append(ManifestFile(CONFIG_NAME, path.stat().st_size, SHA256, hash_file(path, SHA256)))

@@ -25,7 +25,7 @@ from localmind.core.hub.manifest import (
     write_manifest,
 )
 from localmind.engine.validate import validate_model_folder
-from localmind.errors import UserFacingError
+from localmind.errors import Phrase, UserFacingError
 
 ByteCallback = Callable[[int], None]
 _SKIP = {MANIFEST_NAME, ".DS_Store", "Thumbs.db"}
@@ -48,12 +48,16 @@ def _check_id(model_id: str | None, fallback: str) -> str:
     if model_id is None:
         return unique_model_id(fallback)
     if not valid_model_id(model_id):
-        raise UserFacingError(
-            f"{model_id!r} is not a valid model id.", hint="Use lower-case letters, digits, '.', '-' and '_'."
+        raise UserFacingError.say(
+            "{model} is not a valid model id.",
+            "Use lower-case letters, digits, '.', '-' and '_'.",
+            model=repr(model_id),
         )
     if (paths.models_dir() / model_id).exists():
-        raise UserFacingError(
-            f"A model called {model_id!r} already exists.", hint="Pick another name, or remove that model first."
+        raise UserFacingError.say(
+            "A model called {model} already exists.",
+            "Pick another name, or remove that model first.",
+            model=repr(model_id),
         )
     return model_id
 
@@ -79,9 +83,11 @@ def _copy_hashing(src: Path, dst: Path, on_bytes: ByteCallback | None) -> str:
 def _check_disk(needed: int) -> None:
     free = free_disk_bytes(paths.models_dir())
     if free is not None and needed + 50_000_000 > free:
-        raise UserFacingError(
-            f"Not enough disk space to import: {needed / 1e9:.2f} GB needed, {free / 1e9:.2f} GB free.",
-            hint="Free some space, or import the folder by reference (it stays where it is).",
+        raise UserFacingError.say(
+            "Not enough disk space to import: {needed} GB needed, {free} GB free.",
+            "Free some space, or import the folder by reference (it stays where it is).",
+            needed=f"{needed / 1e9:.2f}",
+            free=f"{free / 1e9:.2f}",
         )
 
 
@@ -187,7 +193,9 @@ def _import_community(
 def _refuse_models_folder(folder: Path) -> None:
     models = paths.models_dir().resolve()
     if folder == models or models in folder.parents:
-        raise UserFacingError(f"{folder} is already inside LocalMind's models folder.", hint="Pick a folder elsewhere.")
+        raise UserFacingError.say(
+            "{folder} is already inside LocalMind's models folder.", "Pick a folder elsewhere.", folder=folder
+        )
 
 
 def _install(staging: Path, model_id: str, name: str, copy: bool, folder: Path, entries: list[ManifestFile]) -> None:
@@ -216,15 +224,17 @@ def _check_member(info: zipfile.ZipInfo) -> str:
     name = info.filename.replace("\\", "/")
     mode = info.external_attr >> 16
     if stat.S_ISLNK(mode):
-        raise UserFacingError(
-            f"The zip contains a link ({info.filename}); it was not imported.",
-            hint="Unpack it yourself and import the folder.",
+        raise UserFacingError.say(
+            "The zip contains a link ({file}); it was not imported.",
+            "Unpack it yourself and import the folder.",
+            file=info.filename,
         )
     relative = name.rstrip("/") if info.is_dir() else name
     if relative and not safe_relative_path(relative):
-        raise UserFacingError(
-            f"The zip contains a path that leaves its folder ({info.filename!r}); nothing was imported.",
-            hint="The file may be malicious; only import zips from sources you trust.",
+        raise UserFacingError.say(
+            "The zip contains a path that leaves its folder ({file}); nothing was imported.",
+            "The file may be malicious; only import zips from sources you trust.",
+            file=repr(info.filename),
         )
     return relative
 
@@ -237,16 +247,20 @@ def import_zip(
     try:
         archive = zipfile.ZipFile(zip_path)
     except FileNotFoundError as exc:
-        raise UserFacingError(f"File not found: {zip_path}.") from exc
+        raise UserFacingError.say("File not found: {path}.", path=zip_path) from exc
     except (zipfile.BadZipFile, OSError) as exc:
-        raise UserFacingError(
-            f"{zip_path.name} is not a readable zip file ({exc}).", hint="Download it again."
+        raise UserFacingError.say(
+            "{file} is not a readable zip file ({reason}).", "Download it again.", file=zip_path.name, reason=exc
         ) from exc
     with archive:
         members = [(info, _check_member(info)) for info in archive.infolist()]
         files = [(info, rel) for info, rel in members if not info.is_dir() and rel]
         if not any(rel.split("/")[-1] == CONFIG_NAME for _, rel in files):
-            raise UserFacingError(f"{zip_path.name} holds no {CONFIG_NAME}: it is not an onnxruntime-genai model.")
+            raise UserFacingError.say(
+                "{file} holds no {config}: it is not an onnxruntime-genai model.",
+                file=zip_path.name,
+                config=CONFIG_NAME,
+            )
         _check_disk(sum(info.file_size for info, _ in files))
         unpack = paths.staging_dir() / f"unzip-{slugify(zip_path.stem)}"
         discard_folder(unpack)
@@ -259,7 +273,7 @@ def import_zip(
                 except (zipfile.BadZipFile, EOFError, zlib.error) as exc:  # a size or checksum that lies (store)
                     raise _lying_zip(zip_path, info, str(exc)) from exc
                 if (unpack / relative).stat().st_size != info.file_size:
-                    raise _lying_zip(zip_path, info, "it is smaller than the zip says")
+                    raise _lying_zip(zip_path, info, Phrase("it is smaller than the zip says"))
             model_root = _find_model_root(unpack)
             prefix = "" if model_root == unpack else model_root.relative_to(unpack).as_posix()
             validate_model_folder(model_root)
@@ -289,10 +303,13 @@ def import_zip(
 
 
 def _lying_zip(zip_path: Path, info: zipfile.ZipInfo, problem: str) -> UserFacingError:
-    return UserFacingError(
-        f"{zip_path.name} is damaged or not what it claims: {info.filename} does not match its recorded size and "
-        f"checksum ({problem}). Nothing was imported.",
-        hint="Download the zip again, or import the model folder itself.",
+    return UserFacingError.say(
+        "{zip} is damaged or not what it claims: {file} does not match its recorded size and "
+        "checksum ({problem}). Nothing was imported.",
+        "Download the zip again, or import the model folder itself.",
+        zip=zip_path.name,
+        file=info.filename,
+        problem=problem,
     )
 
 
@@ -305,7 +322,9 @@ def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, on_b
             written += len(chunk)
             if written > info.file_size:
                 # zipfile checks CRCs, not that an entry stops at its declared size: a zip bomb would fill the disk.
-                raise UserFacingError(f"{info.filename} in the zip is larger than it claims; nothing was imported.")
+                raise UserFacingError.say(
+                    "{file} in the zip is larger than it claims; nothing was imported.", file=info.filename
+                )
             writer.write(chunk)
             hasher.update(chunk)
             if on_bytes is not None:
@@ -319,5 +338,7 @@ def _find_model_root(unpacked: Path) -> Path:
     configs = sorted(unpacked.rglob(CONFIG_NAME), key=lambda p: len(p.parts))
     if len(configs) != 1:
         names = ", ".join(str(c.parent.relative_to(unpacked)) for c in configs)
-        raise UserFacingError(f"The zip holds several models ({names}).", hint="Zip one model folder at a time.")
+        raise UserFacingError.say(
+            "The zip holds several models ({names}).", "Zip one model folder at a time.", names=names
+        )
     return configs[0].parent

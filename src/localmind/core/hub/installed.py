@@ -111,8 +111,11 @@ def require_installed(model_id: str) -> InstalledModel:
     model = get_installed(model_id)
     if model is None:
         names = ", ".join(m.id for m in list_installed()) or "none"
-        raise UserFacingError(
-            f"No installed model is called {model_id!r} (installed: {names}).", hint="Run `localmind models list`."
+        raise UserFacingError.say(
+            "No installed model is called {model} (installed: {names}).",
+            "Run `localmind models list`.",
+            model=repr(model_id),
+            names=names,
         )
     return model
 
@@ -151,8 +154,10 @@ def install_staged(staged: Path, model_id: str) -> Path:
     target = paths.models_dir() / model_id
     if target.exists():
         if read_manifest(target) is not None:
-            raise UserFacingError(
-                f"A model called {model_id!r} is already installed.", hint="Remove it first, or pick another name."
+            raise UserFacingError.say(
+                "A model called {model} is already installed.",
+                "Remove it first, or pick another name.",
+                model=repr(model_id),
             )
         discard_folder(target)  # leftovers of something that never finished installing
     os.replace(staged, target)

@@ -72,9 +72,10 @@ def check_repo_id(repo: str) -> str:
     if repo.startswith(("https://huggingface.co/", "http://huggingface.co/")):
         repo = repo.split("huggingface.co/", 1)[1]
     if not _REPO_ID.match(repo) or ".." in repo:
-        raise HubError(
-            f"{repo!r} is not a Hugging Face model id.",
-            hint="Use the form owner/model, e.g. microsoft/Phi-3.5-mini-instruct-onnx.",
+        raise HubError.say(
+            "{repo} is not a Hugging Face model id.",
+            "Use the form owner/model, e.g. microsoft/Phi-3.5-mini-instruct-onnx.",
+            repo=repr(repo),
         )
     return repo
 
@@ -89,42 +90,60 @@ def explain_hub_error(exc: BaseException, repo: str, revision: str, endpoint: st
     if isinstance(exc, HubError):
         return exc
     if isinstance(exc, hf_errors.OfflineModeIsEnabled):
-        return HubError(
-            "Downloads are switched off: HF_HUB_OFFLINE is set.", hint="Unset HF_HUB_OFFLINE to download models."
+        return HubError.say(
+            "Downloads are switched off: HF_HUB_OFFLINE is set.", "Unset HF_HUB_OFFLINE to download models."
         )
     if isinstance(exc, hf_errors.GatedRepoError):
         return AuthRequiredError(repo, had_token=had_token)
     if isinstance(exc, hf_errors.RevisionNotFoundError):
-        return HubError(
-            f"{repo} has no branch, tag or commit named {revision!r}.",
-            hint="Check the revision, or leave it out to get the latest.",
+        return HubError.say(
+            "{repo} has no branch, tag or commit named {revision}.",
+            "Check the revision, or leave it out to get the latest.",
+            repo=repo,
+            revision=repr(revision),
         )
     if isinstance(exc, hf_errors.RepositoryNotFoundError):
         status = exc.response.status_code
         if status in (401, 403) and had_token:
             return AuthRequiredError(repo, had_token=True)
-        return HubError(
-            f"{repo} was not found on Hugging Face (or it is private).",
-            hint="Check the spelling (owner/model). For a private or gated model, enter a Hugging Face access token in Settings.",
+        return HubError.say(
+            "{repo} was not found on Hugging Face (or it is private).",
+            "Check the spelling (owner/model). For a private or gated model, enter a Hugging Face access token in "
+            "Settings.",
+            repo=repo,
         )
     if isinstance(exc, hf_errors.HfHubHTTPError):
         status = exc.response.status_code
         if status in (401, 403):
             return AuthRequiredError(repo, had_token=had_token)
         if status == 429:
-            return HubError(
-                "Hugging Face is limiting requests right now (HTTP 429).", hint="Wait a few minutes and try again."
+            return HubError.say(
+                "Hugging Face is limiting requests right now (HTTP 429).", "Wait a few minutes and try again."
             )
         if status >= 500:
-            return HubError(f"Hugging Face is having trouble (HTTP {status}).", hint="Try again in a few minutes.")
-        return HubError(
-            f"Hugging Face answered HTTP {status} for {repo}.",
-            hint="Try again later; if it persists, check the model id.",
+            return HubError.say(
+                "Hugging Face is having trouble (HTTP {status}).", "Try again in a few minutes.", status=status
+            )
+        return HubError.say(
+            "Hugging Face answered HTTP {status} for {repo}.",
+            "Try again later; if it persists, check the model id.",
+            status=status,
+            repo=repo,
         )
     if isinstance(exc, httpx2.TransportError):
         where = "Hugging Face" if endpoint.rstrip("/") == "https://huggingface.co" else endpoint
-        return HubUnreachableError(f"Cannot reach {where}: {network_reason(exc)}.")
-    return HubError(f"Talking to {endpoint} failed: {exc}.", hint="Try again; if it persists, report a bug.")
+        return HubUnreachableError.say(
+            "Cannot reach {where}: {reason}.",
+            "Check the internet connection (and proxy settings), then try again.",
+            where=where,
+            reason=network_reason(exc),
+        )
+    return HubError.say(
+        "Talking to {endpoint} failed: {reason}.",
+        "Try again; if it persists, report a bug.",
+        endpoint=endpoint,
+        reason=exc,
+    )
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -36,9 +36,10 @@ class DownloadLock:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             handle.close()
-            raise HubError(
-                f"{self.what} is already being downloaded by another LocalMind window or command.",
-                hint="Wait for it to finish, or stop it there first.",
+            raise HubError.say(
+                "{what} is already being downloaded by another LocalMind window or command.",
+                "Wait for it to finish, or stop it there first.",
+                what=self.what,
             ) from exc
         self._handle = handle
         return self

@@ -17,7 +17,7 @@ from localmind.core.hub.community import CommunityPlan
 from localmind.core.hub.errors import DownloadStopped, HubError
 from localmind.core.hub.hashing import SHA256, hash_file
 from localmind.core.hub.manifest import MANIFEST_NAME, ManifestFile, now_iso
-from localmind.errors import UserFacingError
+from localmind.errors import Phrase, UserFacingError
 
 # Files in the staging folder that are LocalMind's bookkeeping, never part of the model.
 _SKIP_SUFFIXES = (".part", ".tmp", ".rewrite")
@@ -58,13 +58,15 @@ def prepare_community_folder(
         raise
     except Exception as exc:  # onnx raises its own errors for a graph it cannot parse
         detail = (
-            exc.message
+            exc.message_phrase()
             if isinstance(exc, UserFacingError)
-            else f"{plan.variant.onnx_path} is not a readable ONNX graph"
+            else Phrase("{file} is not a readable ONNX graph", file=plan.variant.onnx_path)
         )
-        raise HubError(
-            f"{plan.repo} downloaded fine, but LocalMind could not prepare it to run: {detail}.",
-            hint="Pick another model or variant.",
+        raise HubError.say(
+            "{repo} downloaded fine, but LocalMind could not prepare it to run: {reason}.",
+            "Pick another model or variant.",
+            repo=plan.repo,
+            reason=detail,
         ) from exc
     after = _stamps(staging)
     changed = sorted(rel for rel, stamp in after.items() if before.get(rel) != stamp)

@@ -169,9 +169,11 @@ class OfflineError(HubUnreachableError):
     """The Hub cannot be reached at all: searching and downloading need the internet."""
 
     def __init__(self, endpoint: str) -> None:
-        super().__init__(
-            f"Cannot reach Hugging Face ({endpoint}): searching for models needs an internet connection.",
-            hint="Check the connection (and proxy settings), then search again.",
+        super().__init__("")
+        self.tell(
+            "Cannot reach Hugging Face ({endpoint}): searching for models needs an internet connection.",
+            "Check the connection (and proxy settings), then search again.",
+            endpoint=endpoint,
         )
         self.endpoint = endpoint
 

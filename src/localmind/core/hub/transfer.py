@@ -37,6 +37,7 @@ from localmind.core.hub.errors import AuthRequiredError, DownloadStopped, HubErr
 from localmind.core.hub.hashing import Hasher, feed_file, new_hasher
 from localmind.core.hub.listing import RETRYABLE_STATUS, RemoteFile, explain_hub_error, is_retryable, token_arg
 from localmind.core.hub.settings import HubSettings
+from localmind.errors import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -188,9 +189,12 @@ class FileFetcher:
             )
             if round_ == 1:
                 self.on_status(f"{file.path} arrived damaged; downloading it again")
-        raise HubError(
-            f"{file.path} arrived damaged twice (its {file.algorithm} does not match what Hugging Face lists); nothing was installed.",
-            hint="Try again later or on another network; if it keeps happening, the file on the Hub may be broken.",
+        raise HubError.say(
+            "{file} arrived damaged twice (its {algorithm} does not match what Hugging Face lists); "
+            "nothing was installed.",
+            "Try again later or on another network; if it keeps happening, the file on the Hub may be broken.",
+            file=file.path,
+            algorithm=file.algorithm,
         )
 
     # -- one full pass over a file ----------------------------------------------------------------------------------
@@ -217,9 +221,12 @@ class FileFetcher:
                 failures = 0 if retry.progressed else failures + 1
                 state.resync()
                 if failures >= self.settings.max_attempts or total_failures >= self.settings.max_total_attempts:
-                    raise HubUnreachableError(
-                        f"Downloading {file.path} failed {total_failures} times ({retry.reason}).",
-                        hint="Check the internet connection and resume the download: the part already downloaded is kept.",
+                    raise HubUnreachableError.say(
+                        "Downloading {file} failed {count} times ({reason}).",
+                        "Check the internet connection and resume the download: the part already downloaded is kept.",
+                        file=file.path,
+                        count=total_failures,
+                        reason=retry.reason,
                     ) from None
                 delay = self.settings.backoff(failures + 1)
                 self.on_status(f"{retry.reason}; retrying in {delay:.0f} s")
@@ -237,11 +244,16 @@ class FileFetcher:
             )
         except Exception as exc:
             if is_retryable(exc):
-                raise _Retry(f"{network_reason(exc)} while asking for {file.path}") from exc
+                raise _Retry(
+                    Phrase("{reason} while asking for {file}", reason=network_reason(exc), file=file.path)
+                ) from exc
             if isinstance(exc, hf_errors.RemoteEntryNotFoundError):
-                raise HubError(
-                    f"{file.path} is no longer in {self.source.repo} at commit {self.source.commit[:12]}.",
-                    hint="Start the download again to get the current files.",
+                raise HubError.say(
+                    "{file} is no longer in {repo} at commit {commit}.",
+                    "Start the download again to get the current files.",
+                    file=file.path,
+                    repo=self.source.repo,
+                    commit=self.source.commit[:12],
                 ) from exc
             if isinstance(exc, (hf_errors.HfHubHTTPError, httpx2.HTTPError, hf_errors.OfflineModeIsEnabled)):
                 raise explain_hub_error(
@@ -249,9 +261,12 @@ class FileFetcher:
                 ) from exc
             raise
         if meta.size is not None and meta.size != file.size:
-            raise HubError(
-                f"{file.path} changed on the Hub while downloading ({meta.size} bytes now, {file.size} listed).",
-                hint="Start the download again.",
+            raise HubError.say(
+                "{file} changed on the Hub while downloading ({now} bytes now, {listed} listed).",
+                "Start the download again.",
+                file=file.path,
+                now=meta.size,
+                listed=file.size,
             )
         headers = build_hf_headers(token=token_arg(self.source.token))
         if _origin(meta.location) != self._hub_origin:
@@ -284,12 +299,12 @@ class FileFetcher:
         except (httpx2.TransportError, httpx2.StreamError) as exc:
             self.control.check()  # a stop closes the stream: that is not a network failure
             if isinstance(exc, httpx2.ReadTimeout):
-                reason = f"no data for {self.settings.stall_timeout_s:g} s"
+                reason = Phrase("no data for {seconds} s", seconds=f"{self.settings.stall_timeout_s:g}")
             else:
                 reason = network_reason(exc)
-            raise _Retry(f"connection problem ({reason})", progressed=state.size > start) from exc
+            raise _Retry(Phrase("connection problem ({reason})", reason=reason), progressed=state.size > start) from exc
         if state.size < file.size:
-            raise _Retry("the connection ended early", progressed=state.size > start)
+            raise _Retry(Phrase("the connection ended early"), progressed=state.size > start)
 
     def _check_response(self, response: Any, state: _PartState) -> bool:
         """Whether the body should be read (False: nothing left to read); raises for statuses that stop here."""
@@ -304,27 +319,29 @@ class FileFetcher:
             self.on_bytes(-state.size)
             state.reset()
             if status == 416:
-                raise _Retry("the server refused to resume")
+                raise _Retry(Phrase("the server refused to resume"))
             return True
         if status == 206:
             match = _CONTENT_RANGE.match(response.headers.get("Content-Range", ""))
             if not match or int(match.group(1)) != state.size:
-                raise _Retry("the server sent the wrong part of the file")
+                raise _Retry(Phrase("the server sent the wrong part of the file"))
             return True
         if status == 200:
             return True
         if status in (401, 403):
             if _origin(str(response.request.url)) != self._hub_origin:
                 # A CDN link can expire during a long pause: resolving the file again gives a fresh one.
-                raise _Retry(f"the download link expired (HTTP {status})")
+                raise _Retry(Phrase("the download link expired (HTTP {status})", status=status))
             raise AuthRequiredError(self.source.repo, had_token=bool(self.source.token))
         if status in RETRYABLE_STATUS:
-            raise _Retry(f"the server answered HTTP {status}")
+            raise _Retry(Phrase("the server answered HTTP {status}", status=status))
         if status == 404:
-            raise HubError(
-                f"{file.path} was not found on the server (HTTP 404).", hint="Start the download again later."
+            raise HubError.say(
+                "{file} was not found on the server (HTTP 404).", "Start the download again later.", file=file.path
             )
-        raise HubError(f"The server answered HTTP {status} for {file.path}.", hint="Try again later.")
+        raise HubError.say(
+            "The server answered HTTP {status} for {file}.", "Try again later.", status=status, file=file.path
+        )
 
     def _stream(self, response: Any, state: _PartState) -> None:
         file = state.file
@@ -352,13 +369,17 @@ class FileFetcher:
                     os.fsync(handle.fileno())
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-                raise HubError(
-                    f"The disk is full: {file.path} could not be written to {state.path.parent}.",
-                    hint="Free some disk space and resume the download; what was downloaded so far is kept.",
+                raise HubError.say(
+                    "The disk is full: {file} could not be written to {folder}.",
+                    "Free some disk space and resume the download; what was downloaded so far is kept.",
+                    file=file.path,
+                    folder=state.path.parent,
                 ) from exc
-            raise HubError(
-                f"Cannot write {state.path}: {exc.strerror or exc}.",
-                hint="Check the disk and the folder's permissions.",
+            raise HubError.say(
+                "Cannot write {path}: {reason}.",
+                "Check the disk and the folder's permissions.",
+                path=state.path,
+                reason=exc.strerror or exc,
             ) from exc
         self.control.check()
 

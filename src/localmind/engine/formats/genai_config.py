@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from localmind.engine.types import ModelLoadError
+from localmind.errors import Phrase
 
 FORMAT_VERSION = 2  # bump when the generated config changes, so prepared folders are rebuilt
 RECORD_NAME = "localmind-generated.json"  # what LocalMind generated, and from what (og refuses unknown config keys)
@@ -35,9 +36,12 @@ def read_graph_io(onnx_path: Path) -> GraphIO:
     try:
         summary = read_summary(onnx_path)
     except (OSError, OnnxFormatError) as exc:
-        raise ModelLoadError(
-            f"{onnx_path.name} in {onnx_path.parent} is not a readable ONNX file: {exc}",
-            hint="The download may be incomplete. Download the model again, or pick another folder.",
+        raise ModelLoadError.say(
+            "{file} in {folder} is not a readable ONNX file: {reason}",
+            "The download may be incomplete. Download the model again, or pick another folder.",
+            file=onnx_path.name,
+            folder=onnx_path.parent,
+            reason=exc,
         ) from exc
     return GraphIO(
         inputs={v.name: list(v.shape) for v in summary.inputs},
@@ -70,9 +74,12 @@ def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(
-            f"{path.name} in {path.parent} cannot be read: {exc}",
-            hint="Download the model again, or pick another folder.",
+        raise ModelLoadError.say(
+            "{file} in {folder} cannot be read: {reason}",
+            "Download the model again, or pick another folder.",
+            file=path.name,
+            folder=path.parent,
+            reason=exc,
         ) from exc
     return data if isinstance(data, dict) else {}
 
@@ -116,7 +123,7 @@ def infer_genai_config(
     """
     hf = _text_config(_read_json(folder / "config.json"))
     if not hf:
-        raise ModelLoadError(f"config.json is missing from {folder}.", hint="Pick the model's top folder.")
+        raise ModelLoadError.say("config.json is missing from {folder}.", "Pick the model's top folder.", folder=folder)
     generation = _read_json(folder / "generation_config.json")
     tokenizer_config = _read_json(folder / "tokenizer_config.json")
     io = read_graph_io(folder / onnx_rel)
@@ -124,26 +131,31 @@ def infer_genai_config(
     sources = ["config.json"]
     sources += [n for n in ("generation_config.json", "tokenizer_config.json") if (folder / n).is_file()]
 
-    def need(names: list[str], wanted: str, what: str) -> str:
+    def need(names: list[str], wanted: str, what: Phrase) -> str:
         if wanted in names:
             return wanted
-        raise ModelLoadError(
-            f"{onnx_rel} has no {what} ({wanted!r}); its inputs are {', '.join(inputs)}. "
+        raise ModelLoadError.say(
+            "{file} has no {what} ({wanted}); its inputs are {inputs}. "
             "LocalMind runs text-generation exports with a KV cache (Optimum's text-generation-with-past).",
-            hint="Pick another variant or another model.",
+            "Pick another variant or another model.",
+            file=onnx_rel,
+            what=what,
+            wanted=repr(wanted),
+            inputs=", ".join(inputs),
         )
 
-    input_ids = need(inputs, "input_ids", "token input")
-    logits = need(outputs, "logits", "logits output")
+    input_ids = need(inputs, "input_ids", Phrase("token input"))
+    logits = need(outputs, "logits", Phrase("logits output"))
     past_k = _kv_pattern([n for n in inputs if n != input_ids], "key")
     past_v = _kv_pattern([n for n in inputs if n != input_ids], "value")
     present_k = _kv_pattern(outputs, "key")
     present_v = _kv_pattern(outputs, "value")
     if not (past_k and past_v and present_k and present_v):
-        raise ModelLoadError(
-            f"{onnx_rel} has no KV-cache inputs and outputs (past_key_values.N.key/value, present.N.key/value), "
+        raise ModelLoadError.say(
+            "{file} has no KV-cache inputs and outputs (past_key_values.N.key/value, present.N.key/value), "
             "so LocalMind cannot run it.",
-            hint="LocalMind needs a text-generation export with past (Optimum's text-generation-with-past).",
+            "LocalMind needs a text-generation export with past (Optimum's text-generation-with-past).",
+            file=onnx_rel,
         )
     layers = past_k[1]
     past_shape = io.inputs[past_k[0] % 0]
@@ -156,9 +168,10 @@ def infer_genai_config(
         kv_heads = past_shape[1] if isinstance(past_shape[1], int) and past_shape[1] > 0 else kv_heads
         head_size = past_shape[3] if isinstance(past_shape[3], int) and past_shape[3] > 0 else head_size
     if not all(isinstance(v, int) and v > 0 for v in (kv_heads, heads, hidden, head_size)):
-        raise ModelLoadError(
-            f"config.json in {folder} lacks the model's shape (hidden_size, num_attention_heads).",
-            hint="Download the model again, or pick another folder.",
+        raise ModelLoadError.say(
+            "config.json in {folder} lacks the model's shape (hidden_size, num_attention_heads).",
+            "Download the model again, or pick another folder.",
+            folder=folder,
         )
     context = hf.get("max_position_embeddings") or hf.get("max_sequence_length") or 2048
     tokenizer: dict[str, Any] = {}
@@ -167,9 +180,10 @@ def infer_genai_config(
         tokenizer = _read_json(folder / "tokenizer.json")
         eos = _ids(_token_id(tokenizer, tokenizer_config.get("eos_token")))
     if not eos:
-        raise ModelLoadError(
-            f"{folder} does not say which token ends a reply (eos_token_id in generation_config.json or config.json).",
-            hint="Download the model again, or pick another folder.",
+        raise ModelLoadError.say(
+            "{folder} does not say which token ends a reply (eos_token_id in generation_config.json or config.json).",
+            "Download the model again, or pick another folder.",
+            folder=folder,
         )
     if "eos_token_id" in generation:
         sources.append("generation_config.json: eos_token_id")

@@ -72,9 +72,12 @@ def rewrite_graph(
             src, dst, "MatMulNBits", "com.microsoft", "accuracy_level", ACCURACY_LEVEL, progress=report
         )
     except OnnxFormatError as exc:
-        raise ModelLoadError(
-            f"{src.name} in {src.parent} is not a readable ONNX file: {exc}",
-            hint="The download may be incomplete. Download the model again, or pick another folder.",
+        raise ModelLoadError.say(
+            "{file} in {folder} is not a readable ONNX file: {reason}",
+            "The download may be incomplete. Download the model again, or pick another folder.",
+            file=src.name,
+            folder=src.parent,
+            reason=exc,
         ) from exc
     report(1.0)
     if not changed:

@@ -85,12 +85,18 @@ def select_variant(folder: Path, files: list[str], variant: str | None, device: 
         for v in found:
             if v.name == variant:
                 return v
-        raise ModelLoadError(
-            f"{folder} has no {variant!r} variant.", hint=f"Variants in this folder: {names or 'none'}."
+        raise ModelLoadError.say(
+            "{folder} has no {variant} variant.",
+            "Variants in this folder: {names}.",
+            folder=folder,
+            variant=repr(variant),
+            names=names or "none",
         )
     chosen = variants.choose_variant(found, resolve_device(device))
     if chosen is None:
-        raise ModelLoadError(f"{folder} has no ONNX decoder graph (onnx/model*.onnx).", hint="Pick another folder.")
+        raise ModelLoadError.say(
+            "{folder} has no ONNX decoder graph (onnx/model*.onnx).", "Pick another folder.", folder=folder
+        )
     return chosen
 
 
@@ -99,12 +105,15 @@ def check_folder(folder: Path) -> dict[str, Any]:
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(f"config.json in {folder} cannot be read: {exc}", hint="Pick another folder.") from exc
+        raise ModelLoadError.say(
+            "config.json in {folder} cannot be read: {reason}", "Pick another folder.", folder=folder, reason=exc
+        ) from exc
     if not isinstance(config, dict):
-        raise ModelLoadError(f"config.json in {folder} is not a JSON object.", hint="Pick another folder.")
-    reason = variants.check_architecture(config)
-    if reason:
-        raise ModelLoadError(reason, hint="Pick a model of a supported architecture.")
+        raise ModelLoadError.say("config.json in {folder} is not a JSON object.", "Pick another folder.", folder=folder)
+    problem = variants.architecture_problem(config)
+    if problem:
+        source, values = problem
+        raise ModelLoadError.say(source, "Pick a model of a supported architecture.", **values)
     return config
 
 

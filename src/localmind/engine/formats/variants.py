@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from localmind.errors import translatable
+
 # config.json model_type values whose Optimum decoder graphs run in onnxruntime-genai with a generated config.
 # These graphs are plain decoders (input_ids, attention_mask, [position_ids], past_key_values.* -> logits,
 # present.*): og only needs a model type it knows. Multimodal and encoder-decoder types are not in the list.
@@ -119,22 +121,30 @@ def is_community_layout(paths: Iterable[str]) -> bool:
 
 def check_architecture(config: Mapping[str, Any]) -> str | None:
     """None when config.json describes an architecture LocalMind runs in this layout; else why not (English)."""
+    problem = architecture_problem(config)
+    return problem[0].format(**problem[1]) if problem else None
+
+
+def architecture_problem(config: Mapping[str, Any]) -> tuple[str, dict[str, str]] | None:
+    """None when the architecture runs here; else why not as (source text, its values), for ``say``."""
     model_type = config.get("model_type")
     architectures = config.get("architectures")
     arch = architectures[0] if isinstance(architectures, list) and architectures else None
     if not isinstance(model_type, str) or not model_type:
-        return (
+        return translatable(
             "config.json does not say which architecture this model is (no model_type), so LocalMind cannot run it. "
-            f"Supported: {_FAMILIES}."
-        )
+            "Supported: {families}."
+        ), {"families": _FAMILIES}
     named = f"{arch} ({model_type})" if isinstance(arch, str) else model_type
     if model_type not in SUPPORTED_MODEL_TYPES:
-        return f"{named} is not an architecture LocalMind can run from an ONNX export. Supported: {_FAMILIES}."
+        return translatable(
+            "{named} is not an architecture LocalMind can run from an ONNX export. Supported: {families}."
+        ), {"named": named, "families": _FAMILIES}
     if isinstance(arch, str) and not arch.endswith("ForCausalLM"):
-        return (
-            f"{named} is not a text-generation (causal language) model, so LocalMind cannot chat with it. "
-            f"Supported: {_FAMILIES}."
-        )
+        return translatable(
+            "{named} is not a text-generation (causal language) model, so LocalMind cannot chat with it. "
+            "Supported: {families}."
+        ), {"named": named, "families": _FAMILIES}
     return None
 
 
@@ -204,6 +214,7 @@ def small_files(paths: Iterable[str]) -> list[str]:
 __all__ = [
     "SUPPORTED_MODEL_TYPES",
     "Variant",
+    "architecture_problem",
     "check_architecture",
     "choose_variant",
     "find_variants",

@@ -1,0 +1,146 @@
+"""Errors reach the window in its language: the real .qm files, loaded as the app loads them, translate the
+English source texts an error keeps (``UserFacingError.say``); the English text itself stays as it was."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from localmind.core.catalog import GB, MachineInfo
+from localmind.core.hub import list_installed
+from localmind.engine.process import EngineProcess
+from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, ModelLoadError, PromptTooLongError
+from localmind.engine.validate import validate_model_folder
+from localmind.errors import UserFacingError
+from localmind.ui.i18n import Translations
+from localmind.ui.model_manager import ModelManagerPage
+from localmind.workers.messages import user_text
+from tests.helpers.fake_hub import DEVICE_FOLDER
+from tests.helpers.hub_env import REPO, fast_settings, running_hub, use_keyring
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[Translations]:
+    translations = Translations.for_app(qapp)
+    assert translations.apply("zh_CN") == "zh_CN"
+    try:
+        yield translations
+    finally:
+        translations.apply("en")
+
+
+def copy_model(tiny_model: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_model, folder)
+    return folder
+
+
+def load_error(folder: Path) -> UserFacingError:
+    with pytest.raises(ModelLoadError) as caught:
+        validate_model_folder(folder)
+    return caught.value
+
+
+def test_a_damaged_genai_config_reads_in_chinese(tiny_model: Path, tmp_path: Path, chinese: Translations) -> None:
+    folder = copy_model(tiny_model, tmp_path)
+    (folder / "genai_config.json").write_text('{"model": {"type": "llama",', encoding="utf-8")
+    error = load_error(folder)
+    assert str(error).startswith(f"genai_config.json in {folder} is not valid JSON (line 1")  # English as before
+    text = user_text(error)
+    assert text.startswith(
+        f"{folder} 中的 genai_config.json 不是有效的 JSON（第 1 行，第 28 列：此处应为带双引号的属性名）。"
+    )
+    assert text.endswith("请重新下载模型，或选择其他文件夹。")
+    chinese.apply("en")
+    assert user_text(error) == str(error)
+
+
+def test_words_inside_an_error_translate_too_across_the_engine_process(
+    tiny_model: Path, tmp_path: Path, chinese: Translations
+) -> None:
+    folder = copy_model(tiny_model, tmp_path)
+    (folder / "genai_config.json").write_bytes(b'{"model": "\xff\xfe"}')
+    engine = EngineProcess()
+    try:
+        with pytest.raises(ModelLoadError) as caught:
+            engine.load(str(folder), LoadOptions(device="cpu"))
+    finally:
+        engine.close()
+    assert str(caught.value).startswith(f"genai_config.json in {folder} is not UTF-8 text (the model's settings): ")
+    assert user_text(caught.value).startswith(f"{folder} 中的 genai_config.json（模型设置）不是 UTF-8 文本：")
+
+
+def test_a_missing_tokenizer_reads_in_chinese(tiny_model: Path, tmp_path: Path, chinese: Translations) -> None:
+    folder = copy_model(tiny_model, tmp_path)
+    (folder / "tokenizer.json").unlink()
+    (folder / "tokenizer.model").unlink(missing_ok=True)
+    error = load_error(folder)
+    assert str(error) == f"tokenizer.json is missing from {folder}. Download the model again, or pick another folder."
+    assert user_text(error) == f"{folder} 中缺少 tokenizer.json。请重新下载模型，或选择其他文件夹。"
+
+
+def test_a_prompt_too_long_reads_in_chinese_across_the_engine_process(tiny_model: Path, chinese: Translations) -> None:
+    engine = EngineProcess()
+    try:
+        engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=64))
+        with pytest.raises(PromptTooLongError) as caught:
+            list(engine.generate([ChatMessage("user", "word " * 400)], GenerationOptions(temperature=0)))
+    finally:
+        engine.close()
+    error = caught.value
+    assert str(error).startswith("This message is too long for the model's context: it needs ")
+    text = user_text(error)
+    assert text.startswith("这条消息超出了模型的上下文长度：需要 ")
+    assert "而上下文（留出回答的空间后）只能容纳 64 个。" in text
+    assert text.endswith("请缩短消息或系统提示词，或在“设置”中调大上下文大小。")
+
+
+def test_a_broken_translation_falls_back_to_english(chinese: Translations) -> None:
+    error = UserFacingError.say(
+        "Model folder not found: {folder}.", "Check the path, or pick the folder again.", folder="x"
+    )
+    assert user_text(error) == "找不到模型文件夹：x。请检查路径，或重新选择文件夹。"
+    error.values = {}  # as if a translation named a field the source has no value for: English, not a crash
+    assert user_text(error) == str(error) == "Model folder not found: x. Check the path, or pick the folder again."
+
+
+def test_an_error_without_sources_stays_as_it_is(chinese: Translations) -> None:
+    assert user_text(UserFacingError("Something odd.", hint="Try again.")) == "Something odd. Try again."
+    assert json.dumps(user_text(ValueError("x"))) == '"x"'
+
+
+def test_a_failed_download_verification_reads_in_chinese_on_the_model_manager_page(
+    qtbot: QtBot, tiny_model: Path, monkeypatch: pytest.MonkeyPatch, chinese: Translations
+) -> None:
+    use_keyring(monkeypatch)
+    with running_hub(tiny_model, monkeypatch) as hub:
+        page = ModelManagerPage(
+            settings=fast_settings(hub),
+            machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
+            confirm=lambda title, detail: True,
+            ask_token=lambda: None,
+            open_folder=lambda folder: None,
+        )
+        qtbot.addWidget(page)
+        page.show()
+        try:
+            page.repo_input.setText(REPO)
+            with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+                page.repo_find.click()
+            hub.faults.corrupt[f"{DEVICE_FOLDER}/weights.bin"] = 2  # damaged on both tries: the hash check fails
+            with qtbot.waitSignal(page.controller.download_failed, timeout=15_000):
+                page.repo_download.click()
+            (row,) = page.rows.values()
+            shown = row.detail.text()
+        finally:
+            page.controller.shutdown()
+    assert f"{DEVICE_FOLDER}/weights.bin 两次下载都已损坏（其 " in shown
+    assert "与 Hugging Face 列出的不符）；未安装任何内容。请稍后重试，或换一个网络；" in shown
+    assert "arrived damaged" not in shown
+    assert list_installed() == []
