@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +81,34 @@ def test_chat_with_docs_and_nothing_indexed_says_how_to_add(
         capsys, "chat", "--model", str(tiny_model), "--docs", "--max-new-tokens", "3", "--prompt", "hello there"
     )
     assert code == 0 and "localmind docs add PATH" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_in_a_folder_is_skipped_and_named_alone_is_refused(tmp_path: Path) -> None:
+    """Reading a named pipe waits for a writer forever: `docs add FOLDER` hung on one (and the window's indexer)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "llamas.txt").write_text("Llamas hum when they are curious.", encoding="utf-8")
+    os.mkfifo(folder / "pipe.txt")
+    (folder / "gone.txt").symlink_to(tmp_path / "nowhere.txt")  # a dangling link: skipped too
+
+    def localmind(*argv: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "localmind", *argv]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+    added = localmind("docs", "add", str(folder), "--json")
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["added_files"] == 1
+    listed = localmind("docs", "list", "--json")
+    assert [Path(r["file"]).name for r in json.loads(listed.stdout)] == ["llamas.txt"]
+    alone = localmind("docs", "add", str(folder / "pipe.txt"))
+    assert alone.returncode == 1 and "Traceback" not in alone.stderr
+    assert "pipe.txt is not a file LocalMind can read (a named pipe, a device or a socket)." in alone.stderr
+
+
+def test_a_damaged_pdf_is_said_once_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    damaged = tmp_path / "broken.pdf"
+    damaged.write_bytes(b"\xff\xfe\x00 not a pdf at all")
+    code, _, err = run(capsys, "docs", "add", str(damaged))
+    assert code == 1 and "broken.pdf: the file looks damaged" in err
+    assert "EOF marker" not in err and "invalid pdf header" not in err  # pypdf's own log lines stay out

@@ -98,6 +98,10 @@ def extract(path: Path) -> list[Page]:
 def _pdf(path: Path) -> list[Page]:
     from pypdf import PdfReader
 
+    # pypdf logs what it repairs or cannot read ("EOF marker not found") on stderr; a damaged file is said once,
+    # in words, by this module's ExtractionError.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+
     reader = PdfReader(path)
     if reader.is_encrypted:
         try:

@@ -113,13 +113,24 @@ def expand(paths: Iterable[Path]) -> Iterator[Path]:
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
                     candidate = Path(root) / name
-                    if not name.startswith(".") and is_supported(candidate) and candidate not in seen:
+                    # Regular files only: reading a named pipe (or a device) waits for a writer forever.
+                    if (
+                        not name.startswith(".")
+                        and is_supported(candidate)
+                        and candidate not in seen
+                        and candidate.is_file()
+                    ):
                         seen.add(candidate)
                         yield candidate
         elif path.is_file():
             if path not in seen:
                 seen.add(path)
                 yield path
+        elif path.exists():
+            raise UserFacingError(
+                f"{raw} is not a file LocalMind can read (a named pipe, a device or a socket).",
+                hint="Add documents saved as files: PDF, Word, Markdown, HTML or text.",
+            )
         else:
             raise UserFacingError(f"Not found: {raw}.", hint="Check the path and try again.")
 
