@@ -827,5 +827,257 @@
         <source>Invalid control character at</source>
         <translation>有无效的控制字符</translation>
     </message>
+    <message>
+        <source>{file} cannot be imported: {where} {problem}.</source>
+        <translation>无法导入 {file}：{where} {problem}。</translation>
+    </message>
+    <message>
+        <source>Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.</source>
+        <translation>请使用由 LocalMind 的 JSON 导出生成且未经修改的文件（localmind export --format json）。</translation>
+    </message>
+    <message>
+        <source>is missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>should be {kinds}, not {found}</source>
+        <translation>应为{kinds}，而不是{found}</translation>
+    </message>
+    <message>
+        <source>is not a time between 1970 and 9999 in seconds since 1970 ({value})</source>
+        <translation>不是 1970 年到 9999 年之间、以 1970 年起的秒数表示的时间（{value}）</translation>
+    </message>
+    <message>
+        <source>{file} cannot be imported: its text is not UTF-8 ({reason}).</source>
+        <translation>无法导入 {file}：其文本不是 UTF-8（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{file} cannot be imported: it is nested too deeply to be a LocalMind export.</source>
+        <translation>无法导入 {file}：嵌套层级太深，不可能是 LocalMind 的导出文件。</translation>
+    </message>
+    <message>
+        <source>{file} is not JSON ({reason}).</source>
+        <translation>{file} 不是 JSON（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Pick a file made by LocalMind's JSON export; Markdown exports cannot be imported.</source>
+        <translation>请选择由 LocalMind 的 JSON 导出生成的文件；Markdown 导出无法导入。</translation>
+    </message>
+    <message>
+        <source>{file} is not a LocalMind conversation export (no "format": "{format}" header).</source>
+        <translation>{file} 不是 LocalMind 的对话导出文件（没有 "format": "{format}" 标头）。</translation>
+    </message>
+    <message>
+        <source>Pick a file made by LocalMind's JSON export.</source>
+        <translation>请选择由 LocalMind 的 JSON 导出生成的文件。</translation>
+    </message>
+    <message>
+        <source>is {value}, expected a whole number</source>
+        <translation>为 {value}，应为整数</translation>
+    </message>
+    <message>
+        <source>{file} was made by a newer LocalMind (format version {version}; this one reads {known}).</source>
+        <translation>{file} 由更新版本的 LocalMind 生成（格式版本 {version}；此版本只能读取 {known}）。</translation>
+    </message>
+    <message>
+        <source>Update LocalMind, then import it again.</source>
+        <translation>请更新 LocalMind，然后重新导入。</translation>
+    </message>
+    <message>
+        <source>should be an object, not {found}</source>
+        <translation>应为对象，而不是{found}</translation>
+    </message>
+    <message>
+        <source>is {value}, expected one of {allowed}</source>
+        <translation>为 {value}，应为以下之一：{allowed}</translation>
+    </message>
+    <message>
+        <source>Check the file name.</source>
+        <translation>请检查文件名。</translation>
+    </message>
+    <message>
+        <source>Could not save settings to {path}: {reason}.</source>
+        <translation>无法把设置保存到 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Check that the data folder is writable; your changes apply until LocalMind closes.</source>
+        <translation>请检查数据文件夹是否可写；你的更改在 LocalMind 关闭前仍然有效。</translation>
+    </message>
+    <message>
+        <source>The backup {backup} is damaged ({check}).</source>
+        <translation>备份 {backup} 已损坏（{check}）。</translation>
+    </message>
+    <message>
+        <source>Choose another backup.</source>
+        <translation>请选择其他备份。</translation>
+    </message>
+    <message>
+        <source>The disk holding {folder} is full, so LocalMind could not save to {file}.</source>
+        <translation>{folder} 所在的磁盘已满，LocalMind 无法保存到 {file}。</translation>
+    </message>
+    <message>
+        <source>What was saved before is safe. Free some space on that disk, then try again.</source>
+        <translation>之前保存的内容是安全的。请在该磁盘上释放一些空间，然后重试。</translation>
+    </message>
+    <message>
+        <source>The conversation database {path} cannot be written (the disk or the file is read-only).</source>
+        <translation>无法写入对话数据库 {path}（磁盘或文件为只读）。</translation>
+    </message>
+    <message>
+        <source>Your conversations are safe and can be read and exported. Check the file's permissions, or that the disk is mounted writable.</source>
+        <translation>你的对话是安全的，可以查看和导出。请检查文件的权限，或确认磁盘以可写方式挂载。</translation>
+    </message>
+    <message>
+        <source>Another program is using the conversation database {path} right now.</source>
+        <translation>另一个程序正在使用对话数据库 {path}。</translation>
+    </message>
+    <message>
+        <source>Nothing was lost. Wait until it finishes (for example a 'localmind import' in a terminal), then try again.</source>
+        <translation>没有丢失任何内容。请等它完成（例如终端中的 'localmind import'），然后重试。</translation>
+    </message>
+    <message>
+        <source>Part of the conversation database {path} is damaged ({reason}).</source>
+        <translation>对话数据库 {path} 的一部分已损坏（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Do not delete it. Start LocalMind's window to recover everything readable into a new database, or save what can be read with: localmind export --all -o chats.json</source>
+        <translation>请不要删除它。启动 LocalMind 窗口，把所有可读取的内容恢复到新数据库中，或用以下命令保存可读取的内容：localmind export --all -o chats.json</translation>
+    </message>
+    <message>
+        <source>The conversation database {path} could not be used: {reason}.</source>
+        <translation>无法使用对话数据库 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Cannot open the conversation database {path}: {reason}.</source>
+        <translation>无法打开对话数据库 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Check that the data folder exists and is writable (or pick another with --data-dir).</source>
+        <translation>请检查数据文件夹是否存在且可写（或用 --data-dir 选择其他文件夹）。</translation>
+    </message>
+    <message>
+        <source>{path} is not a LocalMind conversation database or is damaged ({reason}).</source>
+        <translation>{path} 不是 LocalMind 的对话数据库，或已损坏（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Do not delete it: start LocalMind's window to recover what can be read from it.</source>
+        <translation>请不要删除它：启动 LocalMind 窗口，以恢复其中可读取的内容。</translation>
+    </message>
+    <message>
+        <source>Do not delete it: LocalMind can recover everything readable into a new database.</source>
+        <translation>请不要删除它：LocalMind 可以把所有可读取的内容恢复到新数据库中。</translation>
+    </message>
+    <message>
+        <source>{path} was written by a newer LocalMind (schema {version}; this one knows {known}).</source>
+        <translation>{path} 由更新版本的 LocalMind 写入（结构版本 {version}；此版本只认识 {known}）。</translation>
+    </message>
+    <message>
+        <source>Update LocalMind to open these conversations.</source>
+        <translation>请更新 LocalMind 以打开这些对话。</translation>
+    </message>
+    <message>
+        <source>The conversation database {path} is open read-only.</source>
+        <translation>对话数据库 {path} 以只读方式打开。</translation>
+    </message>
+    <message>
+        <source>You can read, search and export; nothing new can be saved until it can be written again.</source>
+        <translation>你可以查看、搜索和导出；在它恢复可写之前，无法保存任何新内容。</translation>
+    </message>
+    <message>
+        <source>This model has no chat template; LocalMind uses a generic one (ChatML), so answers may be poor.</source>
+        <translation>此模型没有对话模板；LocalMind 使用通用模板（ChatML），回答质量可能较差。</translation>
+    </message>
+    <message>
+        <source>The model's chat template failed ({reason}); LocalMind uses a generic one (ChatML).</source>
+        <translation>模型的对话模板出错（{reason}）；LocalMind 改用通用模板（ChatML）。</translation>
+    </message>
+    <message>
+        <source>{device} failed on the first answer ({reason}). LocalMind answered on the CPU and will use the CPU for this model from now on.</source>
+        <translation>{device} 在第一次回答时出错（{reason}）。LocalMind 已改用 CPU 回答，以后此模型都将使用 CPU。</translation>
+    </message>
+    <message>
+        <source>{url} is not a server address.</source>
+        <translation>{url} 不是服务器地址。</translation>
+    </message>
+    <message>
+        <source>Use the form http://HOST:PORT (for example http://gpu-box:8000).</source>
+        <translation>请使用 http://主机:端口 的格式（例如 http://gpu-box:8000）。</translation>
+    </message>
+    <message>
+        <source>Check that it is running and that the address is right, then try again.</source>
+        <translation>请确认服务器正在运行、地址正确，然后重试。</translation>
+    </message>
+    <message>
+        <source>The server at {host} did not answer in time.</source>
+        <translation>{host} 上的服务器没有及时响应。</translation>
+    </message>
+    <message>
+        <source>The server at {host} refused the connection or could not be found.</source>
+        <translation>{host} 上的服务器拒绝了连接，或找不到该服务器。</translation>
+    </message>
+    <message>
+        <source>The server at {host} could not be reached ({kind}).</source>
+        <translation>无法连接 {host} 上的服务器（{kind}）。</translation>
+    </message>
+    <message>
+        <source>Check the API key in Settings → Remote models.</source>
+        <translation>请在“设置”→“远程模型”中检查 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Check the model name and the address (it should end in /v1 or nothing).</source>
+        <translation>请检查模型名称和地址（地址应以 /v1 结尾，或不带路径）。</translation>
+    </message>
+    <message>
+        <source>The server is busy; try again in a moment.</source>
+        <translation>服务器正忙；请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The server reported a problem; try again, or check the server's log.</source>
+        <translation>服务器报告了问题；请重试，或查看服务器日志。</translation>
+    </message>
+    <message>
+        <source>The server at {host} answered {status}: {detail}</source>
+        <translation>{host} 上的服务器返回了 {status}：{detail}</translation>
+    </message>
+    <message>
+        <source>The server at {host} did not answer like an OpenAI-compatible server.</source>
+        <translation>{host} 上的服务器的响应不像 OpenAI 兼容服务器。</translation>
+    </message>
+    <message>
+        <source>Check the address: it should be the server's API root (for example http://HOST:8000/v1).</source>
+        <translation>请检查地址：应为服务器的 API 根地址（例如 http://主机:8000/v1）。</translation>
+    </message>
+    <message>
+        <source>The server at {host} has no model called {model} (it offers: {offered}).</source>
+        <translation>{host} 上的服务器没有名为 {model} 的模型（它提供：{offered}）。</translation>
+    </message>
+    <message>
+        <source>This model runs on {host}: your messages leave this computer.</source>
+        <translation>此模型运行在 {host} 上：你的消息会离开这台电脑。</translation>
+    </message>
+    <message>
+        <source>Pick a model first.</source>
+        <translation>请先选择一个模型。</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>an object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <source>{first} or {second}</source>
+        <translation>{first}或{second}</translation>
+    </message>
 </context>
 </TS>

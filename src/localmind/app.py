@@ -59,7 +59,7 @@ from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
 from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
-from localmind.workers.messages import user_text
+from localmind.workers.messages import phrase_text, user_text
 from localmind.workers.tasks import TaskContext, TaskRunner
 from localmind.workers.typeahead import TypeAhead
 
@@ -325,7 +325,8 @@ class LocalMind(QObject):
             self.settings.last_model = info.model_dir
             self._save_settings()
         if info.warnings and not restored:
-            self.window.show_notice(self.tr("The model loaded with warnings."), "\n".join(info.warnings), timeout_ms=0)
+            warnings = "\n".join(phrase_text(w) for w in info.warnings)
+            self.window.show_notice(self.tr("The model loaded with warnings."), warnings, timeout_ms=0)
 
     def _record_loaded(self, info: LoadInfo) -> None:
         """Remember the device and the memory measured after the load (the model manager shows both)."""

@@ -37,7 +37,13 @@ class Phrase(str):
     def __new__(cls, source: str, **values: object) -> Phrase:
         text = {k: str(v) for k, v in values.items()}
         phrase = super().__new__(cls, source.format(**text))
-        phrase.sources = (source, None, text, {k: v.sources for k, v in values.items() if isinstance(v, Phrase)})
+        nested: dict[str, Sources] = {}
+        for name, value in values.items():
+            if isinstance(value, Phrase):
+                nested[name] = value.sources
+            elif isinstance(value, UserFacingError) and (said := value.sources()) is not None:
+                nested[name] = said
+        phrase.sources = (source, None, text, nested)
         return phrase
 
     def __reduce__(self) -> tuple[object, ...]:

@@ -243,9 +243,11 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
                 os.unlink(tmp_name)
             raise
     except OSError as exc:
-        raise UserFacingError(
-            f"Could not save settings to {path}: {exc.strerror or exc}.",
-            hint="Check that the data folder is writable; your changes apply until LocalMind closes.",
+        raise UserFacingError.say(
+            "Could not save settings to {path}: {reason}.",
+            "Check that the data folder is writable; your changes apply until LocalMind closes.",
+            path=path,
+            reason=exc.strerror or exc,
         ) from exc
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,15 +14,26 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from localmind.core import transfer
 from localmind.core.catalog import GB, MachineInfo
 from localmind.core.hub import list_installed
+from localmind.core.store import FULL, explain
+from localmind.core.transfer import ImportFileError
 from localmind.engine.process import EngineProcess
-from localmind.engine.types import ChatMessage, GenerationOptions, LoadOptions, ModelLoadError, PromptTooLongError
+from localmind.engine.remote import RemoteEngine
+from localmind.engine.types import (
+    ChatMessage,
+    EngineError,
+    GenerationOptions,
+    LoadOptions,
+    ModelLoadError,
+    PromptTooLongError,
+)
 from localmind.engine.validate import validate_model_folder
 from localmind.errors import UserFacingError
 from localmind.ui.i18n import Translations
 from localmind.ui.model_manager import ModelManagerPage
-from localmind.workers.messages import user_text
+from localmind.workers.messages import phrase_text, user_text
 from tests.helpers.fake_hub import DEVICE_FOLDER
 from tests.helpers.hub_env import REPO, fast_settings, running_hub, use_keyring
 
@@ -144,3 +157,53 @@ def test_a_failed_download_verification_reads_in_chinese_on_the_model_manager_pa
     assert "与 Hugging Face 列出的不符）；未安装任何内容。请稍后重试，或换一个网络；" in shown
     assert "arrived damaged" not in shown
     assert list_installed() == []
+
+
+def test_a_load_warning_reads_in_chinese_across_the_engine_process(
+    tiny_model: Path, tmp_path: Path, chinese: Translations
+) -> None:
+    folder = copy_model(tiny_model, tmp_path)
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    del config["chat_template"]
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    engine = EngineProcess()
+    try:
+        info = engine.load(str(folder), LoadOptions(device="cpu", context_budget=64))
+    finally:
+        engine.close()
+    (warning,) = info.warnings
+    assert warning.startswith("This model has no chat template")  # the terminal's text, unchanged
+    assert phrase_text(warning) == "此模型没有对话模板；LocalMind 使用通用模板（ChatML），回答质量可能较差。"
+
+
+def test_an_unreachable_remote_server_reads_in_chinese(chinese: Translations) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(EngineError) as caught:
+        RemoteEngine(f"http://127.0.0.1:{port}").list_models()
+    assert str(caught.value).startswith(f"The server at 127.0.0.1:{port} refused the connection")
+    assert user_text(caught.value) == (
+        f"127.0.0.1:{port} 上的服务器拒绝了连接，或找不到该服务器。请确认服务器正在运行、地址正确，然后重试。"
+    )
+
+
+def test_a_damaged_chat_export_reads_in_chinese(tmp_path: Path, chinese: Translations) -> None:
+    export = {"format": "localmind-conversations", "version": 1, "conversations": [{"title": 5, "messages": []}]}
+    with pytest.raises(ImportFileError) as caught:
+        transfer.parse_json(json.dumps(export), "chats.json")
+    assert str(caught.value).startswith("chats.json cannot be imported: conversations[0].title should be text, not")
+    assert user_text(caught.value) == (
+        "无法导入 chats.json：conversations[0].title 应为文本，而不是数字。"
+        "请使用由 LocalMind 的 JSON 导出生成且未经修改的文件（localmind export --format json）。"
+    )
+
+
+def test_a_full_disk_reads_in_chinese(tmp_path: Path, chinese: Translations) -> None:
+    database = tmp_path / "conversations.sqlite3"
+    error = explain(sqlite3.OperationalError("database or disk is full"), database)
+    assert error.kind == FULL  # the window's startup dialog still words it by its kind
+    assert user_text(error) == (
+        f"{tmp_path} 所在的磁盘已满，LocalMind 无法保存到 conversations.sqlite3。"
+        "之前保存的内容是安全的。请在该磁盘上释放一些空间，然后重试。"
+    )

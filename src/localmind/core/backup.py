@@ -174,7 +174,9 @@ def restore(store: ConversationStore, backup: Path) -> Path:
     try:
         check = source.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
-            raise StoreError(f"The backup {backup} is damaged ({check}).", hint="Choose another backup.")
+            raise StoreError.say(
+                "The backup {backup} is damaged ({check}).", "Choose another backup.", backup=backup, check=check
+            )
         safety = make_backup(store, "before-restore")
         with store._lock:
             try:

@@ -130,33 +130,38 @@ def explain(exc: BaseException, path: Path) -> StoreError:
         kind = disk_state(path.parent)
     folder = path.parent
     if kind == FULL:
-        return StoreError(
-            f"The disk holding {folder} is full, so LocalMind could not save to {path.name}.",
-            hint="What was saved before is safe. Free some space on that disk, then try again.",
-            kind=kind,
+        error = StoreError.say(
+            "The disk holding {folder} is full, so LocalMind could not save to {file}.",
+            "What was saved before is safe. Free some space on that disk, then try again.",
+            folder=folder,
+            file=path.name,
         )
-    if kind == READ_ONLY:
-        return StoreError(
-            f"The conversation database {path} cannot be written (the disk or the file is read-only).",
-            hint="Your conversations are safe and can be read and exported. "
+    elif kind == READ_ONLY:
+        error = StoreError.say(
+            "The conversation database {path} cannot be written (the disk or the file is read-only).",
+            "Your conversations are safe and can be read and exported. "
             "Check the file's permissions, or that the disk is mounted writable.",
-            kind=kind,
+            path=path,
         )
-    if kind == BUSY:
-        return StoreError(
-            f"Another program is using the conversation database {path} right now.",
-            hint="Nothing was lost. Wait until it finishes (for example a 'localmind import' in a terminal), "
+    elif kind == BUSY:
+        error = StoreError.say(
+            "Another program is using the conversation database {path} right now.",
+            "Nothing was lost. Wait until it finishes (for example a 'localmind import' in a terminal), "
             "then try again.",
-            kind=kind,
+            path=path,
         )
-    if kind == DAMAGED:
-        return StoreError(
-            f"Part of the conversation database {path} is damaged ({exc}).",
-            hint="Do not delete it. Start LocalMind's window to recover everything readable into a new database, "
+    elif kind == DAMAGED:
+        error = StoreError.say(
+            "Part of the conversation database {path} is damaged ({reason}).",
+            "Do not delete it. Start LocalMind's window to recover everything readable into a new database, "
             "or save what can be read with: localmind export --all -o chats.json",
-            kind=kind,
+            path=path,
+            reason=exc,
         )
-    return StoreError(f"The conversation database {path} could not be used: {exc}.", kind=kind)
+    else:
+        error = StoreError.say("The conversation database {path} could not be used: {reason}.", path=path, reason=exc)
+    error.kind = kind
+    return error
 
 
 class ConversationNotFoundError(UserFacingError, KeyError):
@@ -400,9 +405,11 @@ class ConversationStore:
             error = explain(exc, self.path)
             if error.kind != OTHER:
                 raise error from exc
-            raise StoreError(
-                f"Cannot open the conversation database {self.path}: {exc}.",
-                hint="Check that the data folder exists and is writable (or pick another with --data-dir).",
+            raise StoreError.say(
+                "Cannot open the conversation database {path}: {reason}.",
+                "Check that the data folder exists and is writable (or pick another with --data-dir).",
+                path=self.path,
+                reason=exc,
             ) from exc
         try:
             # Reading the header first tells "not a database" apart from a full or read-only disk below.
@@ -418,11 +425,14 @@ class ConversationStore:
             db.close()
             kind = classify(exc)
             if kind == DAMAGED:
-                raise StoreError(
-                    f"{self.path} is not a LocalMind conversation database or is damaged ({exc}).",
-                    hint="Do not delete it: start LocalMind's window to recover what can be read from it.",
-                    kind=DAMAGED,
-                ) from exc
+                error = StoreError.say(
+                    "{path} is not a LocalMind conversation database or is damaged ({reason}).",
+                    "Do not delete it: start LocalMind's window to recover what can be read from it.",
+                    path=self.path,
+                    reason=exc,
+                )
+                error.kind = DAMAGED
+                raise error from exc
             raise explain(exc, self.path) from exc
         return db
 
@@ -461,11 +471,14 @@ class ConversationStore:
         if problems:
             with contextlib.suppress(OSError):
                 _check_stamp(self.path).unlink()
-            raise StoreError(
-                f"Part of the conversation database {self.path} is damaged ({problems[0]}).",
-                hint="Do not delete it: LocalMind can recover everything readable into a new database.",
-                kind=DAMAGED,
+            error = StoreError.say(
+                "Part of the conversation database {path} is damaged ({reason}).",
+                "Do not delete it: LocalMind can recover everything readable into a new database.",
+                path=self.path,
+                reason=problems[0],
             )
+            error.kind = DAMAGED
+            raise error
         with contextlib.suppress(OSError):  # only a hint for the next start: a read-only folder just checks again
             _check_stamp(self.path).write_text(f"{time.time():.0f} {self.path.stat().st_ino}\n", encoding="ascii")
 
@@ -492,11 +505,15 @@ class ConversationStore:
             with self.transaction():
                 version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
                 if version > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"{self.path} was written by a newer LocalMind (schema {version}; this one knows {SCHEMA_VERSION}).",
-                        hint="Update LocalMind to open these conversations.",
-                        kind=NEWER,
+                    error = StoreError.say(
+                        "{path} was written by a newer LocalMind (schema {version}; this one knows {known}).",
+                        "Update LocalMind to open these conversations.",
+                        path=self.path,
+                        version=version,
+                        known=SCHEMA_VERSION,
                     )
+                    error.kind = NEWER
+                    raise error
                 if version == SCHEMA_VERSION:
                     return
                 log.info("Migrating %s from schema %d to %d", self.path, version, version + 1)
@@ -550,11 +567,13 @@ class ConversationStore:
 
     def _begin(self) -> None:
         if self.read_only:
-            raise StoreError(
-                f"The conversation database {self.path} is open read-only.",
-                hint="You can read, search and export; nothing new can be saved until it can be written again.",
-                kind=READ_ONLY,
+            error = StoreError.say(
+                "The conversation database {path} is open read-only.",
+                "You can read, search and export; nothing new can be saved until it can be written again.",
+                path=self.path,
             )
+            error.kind = READ_ONLY
+            raise error
         # IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout) at BEGIN
         # instead of failing halfway through the block.
         self._db.execute("BEGIN IMMEDIATE")

@@ -16,6 +16,7 @@ and nesting deep enough to exhaust Python's stack is refused with a clear error.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -35,7 +36,7 @@ from localmind.core.conversations import (
     Role,
 )
 from localmind.core.store import DAMAGED, ConversationStore, StoreError
-from localmind.errors import UserFacingError
+from localmind.errors import Phrase, UserFacingError
 
 FORMAT = "localmind-conversations"
 FORMAT_VERSION = 1
@@ -139,22 +140,26 @@ class _Reader:
         self.source = source
 
     def fail(self, where: str, problem: str) -> ImportFileError:
-        return ImportFileError(
-            f"{self.source} cannot be imported: {where} {problem}.",
-            hint="Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        return ImportFileError.say(
+            "{file} cannot be imported: {where} {problem}.",
+            "Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+            file=self.source,
+            where=where,
+            problem=problem,
         )
 
     def field(self, obj: dict[str, Any], where: str, name: str, kinds: tuple[type, ...], default: Any = ...) -> Any:
         path = f"{where}.{name}" if where else f'"{name}"'
         if name not in obj:
             if default is ...:
-                raise self.fail(path, "is missing")
+                raise self.fail(path, Phrase("is missing"))
             return default
         value = obj[name]
         # bool is an int in Python; a JSON true is never a valid number here.
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            names = dict.fromkeys("null" if k is type(None) else _JSON_NAMES.get(k, k.__name__) for k in kinds)
-            raise self.fail(path, f"should be {' or '.join(names)}, not {_json_type(value)}")
+            names = list(dict.fromkeys("null" if k is type(None) else _JSON_NAMES.get(k, k.__name__) for k in kinds))
+            either = functools.reduce(lambda a, b: Phrase("{first} or {second}", first=a, second=b), names)
+            raise self.fail(path, Phrase("should be {kinds}, not {found}", kinds=either, found=_json_type(value)))
         return value
 
     def title(self, obj: dict[str, Any], where: str) -> str:
@@ -164,7 +169,8 @@ class _Reader:
         value = self.field(obj, where, name, (int, float), default)
         if not math.isfinite(value) or not 0 <= value <= LATEST_TIME:
             raise self.fail(
-                f"{where}.{name}", f"is not a time between 1970 and 9999 in seconds since 1970 ({value:.6g})"
+                f"{where}.{name}",
+                Phrase("is not a time between 1970 and 9999 in seconds since 1970 ({value})", value=f"{value:.6g}"),
             )
         return float(value)
 
@@ -178,7 +184,13 @@ def clean_title(text: str) -> str:
     return "New chat"
 
 
-_JSON_NAMES: dict[type, str] = {str: "text", int: "a number", float: "a number", dict: "an object", list: "a list"}
+_JSON_NAMES: dict[type, str] = {
+    str: Phrase("text"),
+    int: Phrase("a number"),
+    float: Phrase("a number"),
+    dict: Phrase("an object"),
+    list: Phrase("a list"),
+}
 
 
 def _json_type(value: Any) -> str:
@@ -200,32 +212,42 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except UnicodeDecodeError as exc:
-        raise ImportFileError(
-            f"{source} cannot be imported: its text is not UTF-8 ({exc.reason}).",
-            hint="Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        raise ImportFileError.say(
+            "{file} cannot be imported: its text is not UTF-8 ({reason}).",
+            "Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+            file=source,
+            reason=exc.reason,
         ) from exc
     except RecursionError as exc:
-        raise ImportFileError(
-            f"{source} cannot be imported: it is nested too deeply to be a LocalMind export.",
-            hint="Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        raise ImportFileError.say(
+            "{file} cannot be imported: it is nested too deeply to be a LocalMind export.",
+            "Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+            file=source,
         ) from exc
     except ValueError as exc:
-        raise ImportFileError(
-            f"{source} is not JSON ({exc}).",
-            hint="Pick a file made by LocalMind's JSON export; Markdown exports cannot be imported.",
+        raise ImportFileError.say(
+            "{file} is not JSON ({reason}).",
+            "Pick a file made by LocalMind's JSON export; Markdown exports cannot be imported.",
+            file=source,
+            reason=exc,
         ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ImportFileError(
-            f'{source} is not a LocalMind conversation export (no "format": "{FORMAT}" header).',
-            hint="Pick a file made by LocalMind's JSON export.",
+        raise ImportFileError.say(
+            '{file} is not a LocalMind conversation export (no "format": "{format}" header).',
+            "Pick a file made by LocalMind's JSON export.",
+            file=source,
+            format=FORMAT,
         )
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise r.fail("version", f"is {version!r}, expected a whole number")
+        raise r.fail("version", Phrase("is {value}, expected a whole number", value=repr(version)))
     if version > FORMAT_VERSION:
-        raise ImportFileError(
-            f"{source} was made by a newer LocalMind (format version {version}; this one reads {FORMAT_VERSION}).",
-            hint="Update LocalMind, then import it again.",
+        raise ImportFileError.say(
+            "{file} was made by a newer LocalMind (format version {version}; this one reads {known}).",
+            "Update LocalMind, then import it again.",
+            file=source,
+            version=version,
+            known=FORMAT_VERSION,
         )
     conversations = r.field(data, "", "conversations", (list,))
     now = time.time()
@@ -233,7 +255,7 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
     for i, raw in enumerate(conversations):
         where = f"conversations[{i}]"
         if not isinstance(raw, dict):
-            raise r.fail(where, f"should be an object, not {_json_type(raw)}")
+            raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(raw)))
         created = r.time(raw, where, "created_at", now)
         conversation = Conversation(
             id=r.field(raw, where, "id", (str,), ""),
@@ -248,13 +270,21 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
         for j, m in enumerate(r.field(raw, where, "messages", (list,))):
             mwhere = f"{where}.messages[{j}]"
             if not isinstance(m, dict):
-                raise r.fail(mwhere, f"should be an object, not {_json_type(m)}")
+                raise r.fail(mwhere, Phrase("should be an object, not {found}", found=_json_type(m)))
             role = r.field(m, mwhere, "role", (str,))
             if role not in ROLES:
-                raise r.fail(f"{mwhere}.role", f"is {role!r}, expected one of {', '.join(ROLES)}")
+                raise r.fail(
+                    f"{mwhere}.role",
+                    Phrase("is {value}, expected one of {allowed}", value=repr(role), allowed=", ".join(ROLES)),
+                )
             status = r.field(m, mwhere, "status", (str,), "complete")
             if status not in MESSAGE_STATUSES:
-                raise r.fail(f"{mwhere}.status", f"is {status!r}, expected one of {', '.join(MESSAGE_STATUSES)}")
+                raise r.fail(
+                    f"{mwhere}.status",
+                    Phrase(
+                        "is {value}, expected one of {allowed}", value=repr(status), allowed=", ".join(MESSAGE_STATUSES)
+                    ),
+                )
             messages.append(
                 Message(
                     id=0,
@@ -286,7 +316,9 @@ def read_file(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.", hint="Check the file name.") from exc
+        raise UserFacingError.say(
+            "Cannot read {path}: {reason}.", "Check the file name.", path=path, reason=exc.strerror or exc
+        ) from exc
 
 
 def import_file(store: ConversationStore, path: Path) -> list[Conversation]:

@@ -61,6 +61,7 @@ from localmind.engine.types import (
     TurnStats,
 )
 from localmind.engine.validate import ModelFolder, check_tokenizer_file, explain_og_error, validate_model_folder
+from localmind.errors import Phrase
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
@@ -239,10 +240,12 @@ class LocalEngine:
                 folder=folder.path,
                 raw=exc,
             ) from exc
-        warnings: list[str] = []
+        warnings: list[str] = []  # Phrases: the window shows them in its language
         if folder.chat_template is None:
             warnings.append(
-                "This model has no chat template; LocalMind uses a generic one (ChatML), so answers may be poor."
+                Phrase(
+                    "This model has no chat template; LocalMind uses a generic one (ChatML), so answers may be poor."
+                )
             )
         self._og, self._model, self._tokenizer, self._folder = og, model, tokenizer, folder
         self._template = folder.chat_template or FALLBACK_TEMPLATE
@@ -259,7 +262,11 @@ class LocalEngine:
         except EngineError as exc:
             if folder.chat_template is None:
                 raise
-            warnings.append(f"The model's chat template failed ({exc}); LocalMind uses a generic one (ChatML).")
+            warnings.append(
+                Phrase(
+                    "The model's chat template failed ({reason}); LocalMind uses a generic one (ChatML).", reason=exc
+                )
+            )
             self._template = FALLBACK_TEMPLATE
         self.info = LoadInfo(
             model_dir=str(folder.user_path),
@@ -855,9 +862,11 @@ class LocalEngine:
         remember_failure(model_dir, device, reason)
         previous = self.info
         info = self.load(model_dir, dataclasses.replace(self._options, device="cpu"))
-        warning = (
-            f"{DEVICE_LABELS.get(device, device)} failed on the first answer ({reason.rstrip('.')}). "
-            "LocalMind answered on the CPU and will use the CPU for this model from now on."
+        warning = Phrase(
+            "{device} failed on the first answer ({reason}). "
+            "LocalMind answered on the CPU and will use the CPU for this model from now on.",
+            device=DEVICE_LABELS.get(device, device),
+            reason=reason.rstrip("."),
         )
         self.info = dataclasses.replace(
             info,

@@ -36,6 +36,7 @@ from localmind.engine.types import (
     TurnFinished,
     TurnStats,
 )
+from localmind.errors import Phrase, translatable
 from localmind.lazy import lazy_module
 
 if TYPE_CHECKING:
@@ -54,8 +55,10 @@ def normalise_base_url(url: str) -> str:
     url = url.strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise EngineError(
-            f"{url!r} is not a server address.", hint="Use the form http://HOST:PORT (for example http://gpu-box:8000)."
+        raise EngineError.say(
+            "{url} is not a server address.",
+            "Use the form http://HOST:PORT (for example http://gpu-box:8000).",
+            url=repr(url),
         )
     return url if url.endswith("/v1") else url + "/v1"
 
@@ -100,29 +103,31 @@ class RemoteEngine:
 
     # -- talking to the server -----------------------------------------------------------------------------------
     def _unreachable(self, exc: Exception) -> EngineError:
+        hint = "Check that it is running and that the address is right, then try again."
         if isinstance(exc, httpx.TimeoutException):
-            what = "did not answer in time"
-        elif isinstance(exc, httpx.ConnectError):
-            what = "refused the connection or could not be found"
-        else:
-            what = f"could not be reached ({type(exc).__name__})"
-        return EngineError(
-            f"The server at {self.host} {what}.",
-            hint="Check that it is running and that the address is right, then try again.",
+            return EngineError.say("The server at {host} did not answer in time.", hint, host=self.host)
+        if isinstance(exc, httpx.ConnectError):
+            return EngineError.say(
+                "The server at {host} refused the connection or could not be found.", hint, host=self.host
+            )
+        return EngineError.say(
+            "The server at {host} could not be reached ({kind}).", hint, host=self.host, kind=type(exc).__name__
         )
 
     def _http_error(self, response: httpx.Response) -> EngineError:
         detail = _error_detail(response)
         status = response.status_code
         if status in (401, 403):
-            hint = "Check the API key in Settings → Remote models."
+            hint = translatable("Check the API key in Settings → Remote models.")
         elif status == 404:
-            hint = "Check the model name and the address (it should end in /v1 or nothing)."
+            hint = translatable("Check the model name and the address (it should end in /v1 or nothing).")
         elif status == 429:
-            hint = "The server is busy; try again in a moment."
+            hint = translatable("The server is busy; try again in a moment.")
         else:
-            hint = "The server reported a problem; try again, or check the server's log."
-        return EngineError(f"The server at {self.host} answered {status}: {detail}", hint=hint)
+            hint = translatable("The server reported a problem; try again, or check the server's log.")
+        return EngineError.say(
+            "The server at {host} answered {status}: {detail}", hint, host=self.host, status=status, detail=detail
+        )
 
     def list_models(self) -> list[str]:
         """The model ids the server offers (also a connection test)."""
@@ -136,9 +141,10 @@ class RemoteEngine:
             data = response.json()["data"]
             return [str(item["id"]) for item in data]
         except (ValueError, KeyError, TypeError) as exc:
-            raise EngineError(
-                f"The server at {self.host} did not answer like an OpenAI-compatible server.",
-                hint="Check the address: it should be the server's API root (for example http://HOST:8000/v1).",
+            raise EngineError.say(
+                "The server at {host} did not answer like an OpenAI-compatible server.",
+                "Check the address: it should be the server's API root (for example http://HOST:8000/v1).",
+                host=self.host,
             ) from exc
 
     # -- ChatEngine ----------------------------------------------------------------------------------------------
@@ -148,12 +154,17 @@ class RemoteEngine:
         try:
             names = self.list_models()
         except EngineError as exc:
-            raise ModelLoadError(exc.message, hint=exc.hint) from exc
+            error = ModelLoadError(exc.message, hint=exc.hint)
+            error.set_sources(exc.sources())  # the window still translates it
+            raise error from exc
         if model_dir not in names:
             offered = ", ".join(names[:10]) or "none"
-            raise ModelLoadError(
-                f"The server at {self.host} has no model called {model_dir!r} (it offers: {offered}).",
-                hint="Pick one of those.",
+            raise ModelLoadError.say(
+                "The server at {host} has no model called {model} (it offers: {offered}).",
+                "Pick one of those.",
+                host=self.host,
+                model=repr(model_dir),
+                offered=offered,
             )
         self._model = model_dir
         self.info = LoadInfo(
@@ -162,7 +173,7 @@ class RemoteEngine:
             model_type="remote",
             device=f"remote: {self.host}",
             load_s=time.perf_counter() - started,
-            warnings=(f"This model runs on {self.host}: your messages leave this computer.",),
+            warnings=(Phrase("This model runs on {host}: your messages leave this computer.", host=self.host),),
         )
         return self.info
 
@@ -198,7 +209,7 @@ class RemoteEngine:
         self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None
     ) -> Iterator[StreamEvent]:
         if self._model is None:
-            raise EngineError("No model is loaded.", hint="Pick a model first.")
+            raise EngineError.say("No model is loaded.", "Pick a model first.")
         options = options or GenerationOptions()
         options.validate()
         self._cancel.clear()

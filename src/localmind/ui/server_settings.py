@@ -207,11 +207,12 @@ class ServerSettingsTab(QWidget):
         def run() -> None:
             from localmind.engine.remote import list_remote_models
             from localmind.errors import UserFacingError
+            from localmind.workers.messages import user_text
 
             try:
                 host, names = list_remote_models(url, key)
             except UserFacingError as exc:
-                self.connection_tested.emit(False, str(exc))
+                self.connection_tested.emit(False, user_text(exc))
                 return
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
             self.connection_tested.emit(True, ok_text.format(host=host, count=len(names), names=shown))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from localmind.errors import CONTEXT, Sources, UserFacingError
+from localmind.errors import CONTEXT, Phrase, Sources, UserFacingError
 
 
 def user_text(exc: BaseException) -> str:
@@ -20,6 +20,16 @@ def user_text(exc: BaseException) -> str:
         return _render(sources, exc.hint)
     except (KeyError, IndexError, ValueError):  # a translation with a broken field: English is better than nothing
         return str(exc)
+
+
+def phrase_text(text: str) -> str:
+    """A Phrase (a warning of the engine, say) in the UI's language; any other text as it is."""
+    if not isinstance(text, Phrase):
+        return text
+    try:
+        return _render(text.sources)
+    except (KeyError, IndexError, ValueError):
+        return str(text)
 
 
 def _render(sources: Sources, english_hint: str | None = None) -> str:
