@@ -1079,5 +1079,29 @@
         <source>{first} or {second}</source>
         <translation>{first}或{second}</translation>
     </message>
+    <message>
+        <source>{file} arrived damaged; downloading it again</source>
+        <translation>{file} 下载后已损坏；正在重新下载</translation>
+    </message>
+    <message>
+        <source>{reason}; retrying in {seconds} s</source>
+        <translation>{reason}；{seconds} 秒后重试</translation>
+    </message>
+    <message>
+        <source>the server cannot resume {file}; restarting it</source>
+        <translation>服务器无法继续传输 {file}；正在从头下载</translation>
+    </message>
+    <message>
+        <source>{what} ({percent}%)</source>
+        <translation>{what}（{percent}%）</translation>
+    </message>
+    <message>
+        <source>Preparing the model for this computer</source>
+        <translation>正在为这台电脑准备模型</translation>
+    </message>
+    <message>
+        <source>Tuning the model for this computer</source>
+        <translation>正在为这台电脑优化模型</translation>
+    </message>
 </context>
 </TS>

@@ -207,3 +207,33 @@ def test_a_full_disk_reads_in_chinese(tmp_path: Path, chinese: Translations) -> 
         f"{tmp_path} 所在的磁盘已满，LocalMind 无法保存到 conversations.sqlite3。"
         "之前保存的内容是安全的。请在该磁盘上释放一些空间，然后重试。"
     )
+
+
+def test_a_download_retry_is_told_in_chinese_on_its_row(
+    qtbot: QtBot, tiny_model: Path, monkeypatch: pytest.MonkeyPatch, chinese: Translations
+) -> None:
+    use_keyring(monkeypatch)
+    shown: list[str] = []
+    with running_hub(tiny_model, monkeypatch) as hub:
+        page = ModelManagerPage(
+            settings=fast_settings(hub),
+            machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
+            confirm=lambda title, detail: True,
+            ask_token=lambda: None,
+            open_folder=lambda folder: None,
+        )
+        qtbot.addWidget(page)
+        page.show()
+        # After the page's own slot: what the row says for each progress report.
+        page.controller.progress.connect(lambda key, _p: shown.append(page.rows[key].detail.text()))
+        try:
+            page.repo_input.setText(REPO)
+            with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
+                page.repo_find.click()
+            hub.faults.corrupt[f"{DEVICE_FOLDER}/weights.bin"] = 1  # damaged once: fetched again, then fine
+            with qtbot.waitSignal(page.controller.download_succeeded, timeout=30_000):
+                page.repo_download.click()
+        finally:
+            page.controller.shutdown()
+    assert any(f"{DEVICE_FOLDER}/weights.bin 下载后已损坏；正在重新下载" in text for text in shown), shown
+    assert not any("arrived damaged" in text for text in shown)

@@ -49,9 +49,9 @@ def prepare_community_folder(
 
     def progress(fraction: float, what: str) -> None:
         check()
-        on_step(f"{what} ({100 * fraction:.0f}%)")
+        on_step(Phrase("{what} ({percent}%)", what=what, percent=f"{100 * fraction:.0f}"))
 
-    on_step("Preparing the model for this computer")
+    on_step(Phrase("Preparing the model for this computer"))
     try:
         prepared = install_in_place(staging, variant=plan.variant.name, device="cpu", progress=progress)
     except DownloadStopped:

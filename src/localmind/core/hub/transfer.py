@@ -188,7 +188,7 @@ class FileFetcher:
                 round_,
             )
             if round_ == 1:
-                self.on_status(f"{file.path} arrived damaged; downloading it again")
+                self.on_status(Phrase("{file} arrived damaged; downloading it again", file=file.path))
         raise HubError.say(
             "{file} arrived damaged twice (its {algorithm} does not match what Hugging Face lists); "
             "nothing was installed.",
@@ -229,7 +229,7 @@ class FileFetcher:
                         reason=retry.reason,
                     ) from None
                 delay = self.settings.backoff(failures + 1)
-                self.on_status(f"{retry.reason}; retrying in {delay:.0f} s")
+                self.on_status(Phrase("{reason}; retrying in {seconds} s", reason=retry.reason, seconds=f"{delay:.0f}"))
                 log.info("%s: %s; retry in %.1f s (%d in a row)", file.path, retry.reason, delay, failures)
                 self.control.sleep(delay)
 
@@ -315,7 +315,7 @@ class FileFetcher:
         if status == 416 or (status == 200 and state.size):
             # The server ignored the Range (or does not have what the part holds): start this file over.
             log.info("%s: server answered %d to a Range request; restarting the file", file.path, status)
-            self.on_status(f"the server cannot resume {file.path}; restarting it")
+            self.on_status(Phrase("the server cannot resume {file}; restarting it", file=file.path))
             self.on_bytes(-state.size)
             state.reset()
             if status == 416:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from localmind.engine.types import ModelLoadError
+from localmind.errors import Phrase
 
 Progress = Callable[[float, str], None]
 ACCURACY_LEVEL = 4
@@ -59,7 +60,7 @@ def rewrite_graph(
 
     def report(fraction: float) -> None:
         if progress is not None:
-            progress(fraction, "Tuning the model for this computer")
+            progress(fraction, Phrase("Tuning the model for this computer"))
 
     report(0.0)
     try:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from localmind.core.hub import DownloadProgress
+from localmind.workers.messages import phrase_text
 
 
 def human_size(n: float) -> str:
@@ -187,7 +188,7 @@ class DownloadRow(QWidget):
                 count=p.files_total,
             )
         if p.status:
-            text += "\n" + p.status
+            text += "\n" + phrase_text(p.status)  # the hub's words (a retry, a damaged file) in the UI's language
         self.detail.setText(text)
 
     def show_stopped(self, text: str, done: int = 0, total: int = 0) -> None:
