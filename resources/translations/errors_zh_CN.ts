@@ -1103,5 +1103,61 @@
         <source>Tuning the model for this computer</source>
         <translation>正在为这台电脑优化模型</translation>
     </message>
+    <message>
+        <source>{path} is not readable ({reason}).</source>
+        <translation>无法读取 {path}（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Install the embedding model from the model manager again.</source>
+        <translation>请在模型管理器中重新安装嵌入模型。</translation>
+    </message>
+    <message>
+        <source>{path} asks for {pooling} pooling; LocalMind knows {known}.</source>
+        <translation>{path} 要求使用 {pooling} 池化；LocalMind 只支持 {known}。</translation>
+    </message>
+    <message>
+        <source>the embedding model in {folder} does not run ({reason}).</source>
+        <translation>{folder} 中的嵌入模型无法运行（{reason}）。</translation>
+    </message>
+    <message>
+        <source>the embedding model in {folder} gives no usable vectors.</source>
+        <translation>{folder} 中的嵌入模型没有给出可用的向量。</translation>
+    </message>
+    <message>
+        <source>{folder} is not an embedding model folder (it needs an .onnx file and tokenizer.json).</source>
+        <translation>{folder} 不是嵌入模型文件夹（需要一个 .onnx 文件和 tokenizer.json）。</translation>
+    </message>
+    <message>
+        <source>The embedding model {file} could not be loaded ({reason}).</source>
+        <translation>无法加载嵌入模型 {file}（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{model}: the model's output has shape {shape}, not [texts, tokens, width].</source>
+        <translation>{model}：模型输出的形状是 {shape}，而不是 [文本数, token 数, 宽度]。</translation>
+    </message>
+    <message>
+        <source>{path} is not a file LocalMind can read (a named pipe, a device or a socket).</source>
+        <translation>{path} 不是 LocalMind 能读取的文件（是命名管道、设备或套接字）。</translation>
+    </message>
+    <message>
+        <source>Add documents saved as files: PDF, Word, Markdown, HTML or text.</source>
+        <translation>请添加保存为文件的文档：PDF、Word、Markdown、HTML 或文本。</translation>
+    </message>
+    <message>
+        <source>Not found: {path}.</source>
+        <translation>找不到：{path}。</translation>
+    </message>
+    <message>
+        <source>Check the path and try again.</source>
+        <translation>请检查路径后重试。</translation>
+    </message>
+    <message>
+        <source>The document index at {path} could not be opened ({reason}).</source>
+        <translation>无法打开位于 {path} 的文档索引（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Close other copies of LocalMind; if it persists, delete that file and add your documents again.</source>
+        <translation>请关闭其他正在运行的 LocalMind；如果问题持续，请删除该文件，然后重新添加你的文档。</translation>
+    </message>
 </context>
 </TS>

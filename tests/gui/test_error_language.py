@@ -237,3 +237,16 @@ def test_a_download_retry_is_told_in_chinese_on_its_row(
             page.controller.shutdown()
     assert any(f"{DEVICE_FOLDER}/weights.bin 下载后已损坏；正在重新下载" in text for text in shown), shown
     assert not any("arrived damaged" in text for text in shown)
+
+
+def test_a_documents_job_that_fails_reads_in_chinese(qtbot: QtBot, tmp_path: Path, chinese: Translations) -> None:
+    from localmind.workers.indexer import IndexerService
+
+    service = IndexerService(tmp_path / "documents.sqlite3")
+    missing = tmp_path / "report.pdf"
+    try:
+        with qtbot.waitSignal(service.failed, timeout=30_000) as failed:
+            service.submit("add", [str(missing)])
+    finally:
+        service.shutdown()
+    assert failed.args == [f"找不到：{missing}。请检查路径后重试。"]

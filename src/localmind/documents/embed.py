@@ -73,13 +73,19 @@ class EmbeddingConfig:
                 str(raw.get("onnx", "")),
             )
         except (OSError, ValueError, TypeError, AttributeError) as exc:
-            raise EmbeddingModelError(
-                f"{path} is not readable ({exc}).", hint="Install the embedding model from the model manager again."
+            raise EmbeddingModelError.say(
+                "{path} is not readable ({reason}).",
+                "Install the embedding model from the model manager again.",
+                path=path,
+                reason=exc,
             ) from exc
         if config.pooling not in POOLINGS:
-            raise EmbeddingModelError(
-                f"{path} asks for {config.pooling!r} pooling; LocalMind knows {', '.join(POOLINGS)}.",
-                hint="Pick another embedding model.",
+            raise EmbeddingModelError.say(
+                "{path} asks for {pooling} pooling; LocalMind knows {known}.",
+                "Pick another embedding model.",
+                path=path,
+                pooling=repr(config.pooling),
+                known=", ".join(POOLINGS),
             )
         return config
 
@@ -195,12 +201,17 @@ def check_embedding_model(folder: Path) -> int:
         query = embedder.embed_query("check")
         passage = embedder.embed_passages(["A short passage to check the model."])[0]
     except Exception as exc:  # onnxruntime raises its own errors for a graph that does not run
-        raise EmbeddingModelError(
-            f"the embedding model in {folder.name} does not run ({exc}).", hint="Pick another embedding model."
+        raise EmbeddingModelError.say(
+            "the embedding model in {folder} does not run ({reason}).",
+            "Pick another embedding model.",
+            folder=folder.name,
+            reason=exc,
         ) from exc
     if query.ndim != 1 or query.shape != passage.shape or not query.shape[0] or not np.isfinite(query).all():
-        raise EmbeddingModelError(
-            f"the embedding model in {folder.name} gives no usable vectors.", hint="Pick another embedding model."
+        raise EmbeddingModelError.say(
+            "the embedding model in {folder} gives no usable vectors.",
+            "Pick another embedding model.",
+            folder=folder.name,
         )
     return int(query.shape[0])
 
@@ -221,9 +232,10 @@ class Embedder:
         self._resident_before: int | None = resident_bytes() if measure_memory else None
         model_file = find_model_file(folder)
         if model_file is None or not (folder / "tokenizer.json").is_file():
-            raise EmbeddingModelError(
-                f"{folder} is not an embedding model folder (it needs an .onnx file and tokenizer.json).",
-                hint="Install the embedding model from the model manager again.",
+            raise EmbeddingModelError.say(
+                "{folder} is not an embedding model folder (it needs an .onnx file and tokenizer.json).",
+                "Install the embedding model from the model manager again.",
+                folder=folder,
             )
         self.folder = folder
         self.config = EmbeddingConfig.read(folder)
@@ -235,9 +247,11 @@ class Embedder:
             # Through ONNX Runtime's C API: the frozen app carries its library but not its Python binding.
             self.session = CApiSession(model_file, threads=threads)
         except Exception as exc:
-            raise EmbeddingModelError(
-                f"The embedding model {model_file.name} could not be loaded ({exc}).",
-                hint="Install the embedding model from the model manager again.",
+            raise EmbeddingModelError.say(
+                "The embedding model {file} could not be loaded ({reason}).",
+                "Install the embedding model from the model manager again.",
+                file=model_file.name,
+                reason=exc,
             ) from exc
         self.input_names = set(self.session.input_names)
         # The hidden states: by name where the export names it (Optimum/Transformers.js: last_hidden_state; some
@@ -316,9 +330,11 @@ class Embedder:
         if self._resident_before is not None:
             self._record_memory(self._resident_before)
         if hidden.ndim != 3:
-            raise EmbeddingModelError(
-                f"{self.model_id}: the model's output has shape {hidden.shape}, not [texts, tokens, width].",
-                hint="Pick another embedding model.",
+            raise EmbeddingModelError.say(
+                "{model}: the model's output has shape {shape}, not [texts, tokens, width].",
+                "Pick another embedding model.",
+                model=self.model_id,
+                shape=hidden.shape,
             )
         if self.config.pooling == "cls":
             pooled = hidden[:, 0, :]

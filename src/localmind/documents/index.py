@@ -127,12 +127,13 @@ def expand(paths: Iterable[Path]) -> Iterator[Path]:
                 seen.add(path)
                 yield path
         elif path.exists():
-            raise UserFacingError(
-                f"{raw} is not a file LocalMind can read (a named pipe, a device or a socket).",
-                hint="Add documents saved as files: PDF, Word, Markdown, HTML or text.",
+            raise UserFacingError.say(
+                "{path} is not a file LocalMind can read (a named pipe, a device or a socket).",
+                "Add documents saved as files: PDF, Word, Markdown, HTML or text.",
+                path=raw,
             )
         else:
-            raise UserFacingError(f"Not found: {raw}.", hint="Check the path and try again.")
+            raise UserFacingError.say("Not found: {path}.", "Check the path and try again.", path=raw)
 
 
 class DocumentIndex:
@@ -148,9 +149,11 @@ class DocumentIndex:
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except sqlite3.DatabaseError as exc:
-            raise DocumentIndexError(
-                f"The document index at {path} could not be opened ({exc}).",
-                hint="Close other copies of LocalMind; if it persists, delete that file and add your documents again.",
+            raise DocumentIndexError.say(
+                "The document index at {path} could not be opened ({reason}).",
+                "Close other copies of LocalMind; if it persists, delete that file and add your documents again.",
+                path=path,
+                reason=exc,
             ) from exc
         self.lock = threading.RLock()
 

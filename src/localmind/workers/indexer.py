@@ -18,6 +18,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QThread, QTimer, Signal,
 from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
 from localmind.documents.index import AddResult, Cancelled
 from localmind.documents.library import Library
+from localmind.workers.messages import user_text
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ class IndexerWorker(QObject):
             cancelled = True
         except Exception as exc:  # reported to the window; the index keeps every file committed so far
             log.exception("indexing failed")
-            self.failed.emit(str(exc))
+            self.failed.emit(user_text(exc))  # a UserFacingError in the UI's language; a bug's own words
             return
         self.finished.emit(result, cancelled)
 
