@@ -1159,5 +1159,29 @@
         <source>Close other copies of LocalMind; if it persists, delete that file and add your documents again.</source>
         <translation>请关闭其他正在运行的 LocalMind；如果问题持续，请删除该文件，然后重新添加你的文档。</translation>
     </message>
+    <message>
+        <source>There is no conversation {id}; it may have been deleted.</source>
+        <translation>没有对话 {id}；它可能已被删除。</translation>
+    </message>
+    <message>
+        <source>There is no message {id}; it may have been deleted.</source>
+        <translation>没有消息 {id}；它可能已被删除。</translation>
+    </message>
+    <message>
+        <source>Other devices may use the API only with a key.</source>
+        <translation>其他设备只能凭密钥使用此 API。</translation>
+    </message>
+    <message>
+        <source>Set an API key, or turn off network access.</source>
+        <translation>请设置 API 密钥，或关闭网络访问。</translation>
+    </message>
+    <message>
+        <source>The API server could not listen on port {port}.</source>
+        <translation>API 服务器无法监听端口 {port}。</translation>
+    </message>
+    <message>
+        <source>Another program may be using it: pick another port in Settings.</source>
+        <translation>可能有其他程序正在使用该端口：请在“设置”中换一个端口。</translation>
+    </message>
 </context>
 </TS>

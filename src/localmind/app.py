@@ -723,7 +723,7 @@ class LocalMind(QObject):
             try:
                 self.api_server.start(port, api_key, lan)
             except UserFacingError as exc:
-                return str(exc)
+                return user_text(exc)
             return None
 
     def _show_api_server(self, error: str | None) -> None:

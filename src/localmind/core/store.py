@@ -636,13 +636,15 @@ class ConversationStore:
             ).fetchone()
         )
         if row is None:
-            raise ConversationNotFoundError(f"There is no conversation {id!r}; it may have been deleted.")
+            raise ConversationNotFoundError.say("There is no conversation {id}; it may have been deleted.", id=repr(id))
         return _conversation(row)
 
     def _update_conversation_row(self, id: str, assignments: str, values: Sequence[Any]) -> None:
         with self.transaction() as db:
             if db.execute(f"UPDATE conversations SET {assignments} WHERE id = ?", (*values, id)).rowcount == 0:
-                raise ConversationNotFoundError(f"There is no conversation {id!r}; it may have been deleted.")
+                raise ConversationNotFoundError.say(
+                    "There is no conversation {id}; it may have been deleted.", id=repr(id)
+                )
 
     def rename_conversation(self, id: str, title: str) -> None:
         self._update_conversation_row(id, "title = ?", (title.strip() or "New chat",))
@@ -694,7 +696,7 @@ class ConversationStore:
             lambda: self._db.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
         )
         if row is None:
-            raise MessageNotFoundError(f"There is no message {message_id}; it may have been deleted.")
+            raise MessageNotFoundError.say("There is no message {id}; it may have been deleted.", id=message_id)
         return _message(row)
 
     def append_message(
@@ -710,8 +712,8 @@ class ConversationStore:
         now = time.time()
         with self.transaction() as db:
             if db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)).rowcount == 0:
-                raise ConversationNotFoundError(
-                    f"There is no conversation {conversation_id!r}; it may have been deleted."
+                raise ConversationNotFoundError.say(
+                    "There is no conversation {id}; it may have been deleted.", id=repr(conversation_id)
                 )
             position = db.execute(
                 "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?", (conversation_id,)
@@ -745,7 +747,7 @@ class ConversationStore:
                 lambda: self._db.execute("SELECT status FROM messages WHERE id = ?", (message_id,)).fetchone()
             )
             if row is None:
-                raise MessageNotFoundError(f"There is no message {message_id}; it may have been deleted.")
+                raise MessageNotFoundError.say("There is no message {id}; it may have been deleted.", id=message_id)
             if not given:
                 return
             streaming = (status or row[0]) == "streaming"

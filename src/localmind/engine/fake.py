@@ -72,7 +72,7 @@ class FakeEngine:
         self, messages: Sequence[ChatMessage], options: GenerationOptions | None = None
     ) -> Iterator[StreamEvent]:
         if self.info is None:
-            raise EngineError("No model is loaded.", hint="Open a model first.")
+            raise EngineError.say("No model is loaded.", "Open a model first.")
         self._cancel.clear()
         self.calls.append(list(messages))
         reply = self.replies[self._turn % len(self.replies)]

@@ -468,7 +468,7 @@ class EngineProcess:
         with self._locked():
             self._settle_pending_load(cancellable=False)
         if self.info is None:
-            raise EngineError("No model is loaded.", hint="Open a model first.")
+            raise EngineError.say("No model is loaded.", "Open a model first.")
         return self.info
 
     def unload(self) -> None:

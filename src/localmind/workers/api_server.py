@@ -66,8 +66,8 @@ class AppApiServer(QObject):
         """Start serving; returns the address. Raises UserFacingError if it cannot."""
         self.stop()
         if allow_lan and not api_key:
-            raise UserFacingError(
-                "Other devices may use the API only with a key.", hint="Set an API key, or turn off network access."
+            raise UserFacingError.say(
+                "Other devices may use the API only with a key.", "Set an API key, or turn off network access."
             )
         import uvicorn
 
@@ -93,9 +93,10 @@ class AppApiServer(QObject):
             time.sleep(0.02)
         if not self._server.started:
             self.stop()
-            raise UserFacingError(
-                f"The API server could not listen on port {port}.",
-                hint="Another program may be using it: pick another port in Settings.",
+            raise UserFacingError.say(
+                "The API server could not listen on port {port}.",
+                "Another program may be using it: pick another port in Settings.",
+                port=port,
             )
         self.url = f"http://{'127.0.0.1' if not allow_lan else host}:{port}/v1"
         self.running_changed.emit(True)
