@@ -4,6 +4,7 @@ English source texts an error keeps (``UserFacingError.say``); the English text 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import sqlite3
@@ -36,6 +37,8 @@ from localmind.ui.model_manager import ModelManagerPage
 from localmind.workers.messages import phrase_text, user_text
 from tests.helpers.fake_hub import DEVICE_FOLDER
 from tests.helpers.hub_env import REPO, fast_settings, running_hub, use_keyring
+
+SHOTS = Path(os.environ.get("LOCALMIND_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
 
 
 @pytest.fixture
@@ -151,6 +154,10 @@ def test_a_failed_download_verification_reads_in_chinese_on_the_model_manager_pa
                 page.repo_download.click()
             (row,) = page.rows.values()
             shown = row.detail.text()
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.resize(1100, 900)
+            qtbot.waitUntil(lambda: page.width() == 1100)
+            row.grab().save(str(SHOTS / "error-language-download-zh_CN.png"))
         finally:
             page.controller.shutdown()
     assert f"{DEVICE_FOLDER}/weights.bin 两次下载都已损坏（其 " in shown
