@@ -1183,5 +1183,21 @@
         <source>Another program may be using it: pick another port in Settings.</source>
         <translation>可能有其他程序正在使用该端口：请在“设置”中换一个端口。</translation>
     </message>
+    <message>
+        <source>failed verification ({files})</source>
+        <translation>校验未通过（{files}）</translation>
+    </message>
+    <message>
+        <source>its folder {folder} is gone</source>
+        <translation>它的文件夹 {folder} 已不存在</translation>
+    </message>
+    <message>
+        <source>{file} is missing</source>
+        <translation>缺少 {file}</translation>
+    </message>
+    <message>
+        <source>{file} has the wrong size</source>
+        <translation>{file} 的大小不对</translation>
+    </message>
 </context>
 </TS>

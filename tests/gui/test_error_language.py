@@ -232,7 +232,9 @@ def test_a_download_retry_is_told_in_chinese_on_its_row(
         qtbot.addWidget(page)
         page.show()
         # After the page's own slot: what the row says for each progress report.
-        page.controller.progress.connect(lambda key, _p: shown.append(page.rows[key].detail.text()))
+        page.controller.progress.connect(
+            lambda key, _p: shown.append(page.rows[key].detail.text() if key in page.rows else "")
+        )
         try:
             page.repo_input.setText(REPO)
             with qtbot.waitSignal(page.controller.task_succeeded, timeout=10_000):
@@ -257,3 +259,32 @@ def test_a_documents_job_that_fails_reads_in_chinese(qtbot: QtBot, tmp_path: Pat
     finally:
         service.shutdown()
     assert failed.args == [f"找不到：{missing}。请检查路径后重试。"]
+
+
+def test_a_damaged_installed_model_is_explained_in_chinese(
+    qtbot: QtBot, tiny_model: Path, monkeypatch: pytest.MonkeyPatch, chinese: Translations
+) -> None:
+    from localmind.core.hub import import_folder
+
+    use_keyring(monkeypatch)
+    model = import_folder(tiny_model, model_id="tiny")
+    (model.folder / "model.onnx").write_bytes(b"broken")
+    with running_hub(tiny_model, monkeypatch) as hub:
+        page = ModelManagerPage(
+            settings=fast_settings(hub),
+            machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
+            confirm=lambda title, detail: True,
+            ask_token=lambda: None,
+            open_folder=lambda folder: None,
+        )
+        qtbot.addWidget(page)
+        try:
+            page.refresh()
+            page.select_installed("tiny")
+            status = page.installed_table.item(0, 3).text()
+            page.load_selected()
+            note = page.message_text()
+        finally:
+            page.controller.shutdown()
+    assert status == "已损坏：model.onnx 的大小不对"
+    assert "（model.onnx 的大小不对）" in note and "has the wrong size" not in note

@@ -14,7 +14,7 @@ from localmind import paths
 from localmind.core.hub.control import TransferControl
 from localmind.core.hub.hashing import hash_file
 from localmind.core.hub.manifest import MANIFEST_NAME, Manifest, read_manifest, valid_model_id, write_manifest
-from localmind.errors import UserFacingError
+from localmind.errors import Phrase, UserFacingError
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +62,16 @@ def _model_path(folder: Path, manifest: Manifest) -> Path:
 def _quick_problem(model_path: Path, manifest: Manifest) -> str | None:
     """Cheap checks (existence and sizes): hashing every file on each listing would take minutes."""
     if manifest.damaged:
-        return f"failed verification ({', '.join(manifest.damaged[:3])})"
+        return Phrase("failed verification ({files})", files=", ".join(manifest.damaged[:3]))
     if not model_path.is_dir():
-        return f"its folder {model_path} is gone"
+        return Phrase("its folder {folder} is gone", folder=model_path)
     for entry in manifest.files:
         try:
             size = (model_path / entry.path).stat().st_size
         except OSError:
-            return f"{entry.path} is missing"
+            return Phrase("{file} is missing", file=entry.path)
         if size != entry.size:
-            return f"{entry.path} has the wrong size"
+            return Phrase("{file} has the wrong size", file=entry.path)
     return None
 
 

@@ -13,6 +13,7 @@ from localmind.core.hub.details import model_facts
 from localmind.models.plain_text import tooltip
 from localmind.ui.model_manager.details import facts_text
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
+from localmind.workers.messages import phrase_text
 from localmind.workers.tasks import TaskContext
 
 # The page supplies every attribute a section uses; typed as Any so mypy checks them on the page itself.
@@ -79,7 +80,11 @@ class InstalledActions(_Base):  # type: ignore[misc]
         self._installed = list_installed()
         self.installed_table.setRowCount(len(self._installed))
         for i, model in enumerate(self._installed):
-            status = self.tr("Ready") if model.ok else self.tr("Damaged: {problem}").format(problem=model.problem)
+            status = (
+                self.tr("Ready")
+                if model.ok
+                else self.tr("Damaged: {problem}").format(problem=phrase_text(model.problem or ""))
+            )
             if model.ok and model.kind == "embedding":
                 status = self.tr("Ready: used by Documents to search by meaning")
             size = human_size(model.size_on_disk) if model.size_on_disk else self.tr("used in place")
@@ -124,7 +129,7 @@ class InstalledActions(_Base):  # type: ignore[misc]
         if not model.ok:
             self.show_message(
                 self.tr("{name} is damaged ({problem}). Verify it, or delete it and download it again.").format(
-                    name=model.name, problem=model.problem
+                    name=model.name, problem=phrase_text(model.problem or "")
                 ),
                 error=True,
                 near=self.installed_note,
