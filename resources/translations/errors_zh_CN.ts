@@ -1199,5 +1199,17 @@
         <source>{file} has the wrong size</source>
         <translation>{file} 的大小不对</translation>
     </message>
+    <message>
+        <source>failed when answering before: {reason}</source>
+        <translation>之前回答时出错：{reason}</translation>
+    </message>
+    <message>
+        <source>failed when answering: {reason}</source>
+        <translation>回答时出错：{reason}</translation>
+    </message>
+    <message>
+        <source>Cuda interface not available: {library} is not installed (this is not a CUDA build of onnxruntime-genai)</source>
+        <translation>CUDA 接口不可用：未安装 {library}（这不是 CUDA 版本的 onnxruntime-genai）</translation>
+    </message>
 </context>
 </TS>

@@ -288,3 +288,17 @@ def test_a_damaged_installed_model_is_explained_in_chinese(
             page.controller.shutdown()
     assert status == "已损坏：model.onnx 的大小不对"
     assert "（model.onnx 的大小不对）" in note and "has the wrong size" not in note
+
+
+def test_why_a_device_was_not_used_reads_in_chinese(qtbot: QtBot, chinese: Translations) -> None:
+    from localmind.engine.types import LoadInfo
+    from localmind.errors import Phrase
+    from localmind.ui.status_bar import StatusBar
+
+    status = StatusBar()
+    qtbot.addWidget(status)
+    why = Phrase("failed when answering before: {reason}", reason="CUDA error 700")
+    status.set_model(LoadInfo(model_dir="/m/phi", model_name="phi", model_type="phi3", device="cpu",
+                              fallback_reasons=(("cuda", why),), context_budget=4096))  # fmt: skip
+    assert "之前回答时出错：CUDA error 700" in status.device_label.toolTip()
+    assert str(why) == "failed when answering before: CUDA error 700"  # what the terminal prints

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from localmind.errors import Phrase
+
 # LocalMind's device names -> og provider names (None: the default CPU provider).
 PROVIDERS: dict[str, str | None] = {"cuda": "cuda", "dml": "dml", "coreml": "CoreML", "cpu": None}
 DEVICE_LABELS = {
@@ -85,7 +87,11 @@ def load_with_fallback(
     failed_before = remembered_failures(model_dir) if requested == "auto" else {}
     for device in candidate_devices(requested):
         if device in failed_before and device != "cpu":
-            attempts.append(DeviceAttempt(device, False, f"failed when answering before: {failed_before[device]}"))
+            attempts.append(
+                DeviceAttempt(
+                    device, False, Phrase("failed when answering before: {reason}", reason=failed_before[device])
+                )
+            )
             continue
         missing = _missing_provider_library(device) if requested == "auto" and factory is configure_and_load else None
         if missing:
@@ -119,7 +125,10 @@ def _missing_provider_library(device: str) -> str | None:
     folders = list(spec.submodule_search_locations or []) if spec is not None else []
     if not folders or any(os.path.exists(os.path.join(folder, name)) for folder in folders):
         return None
-    return f"Cuda interface not available: {name} is not installed (this is not a CUDA build of onnxruntime-genai)"
+    return Phrase(
+        "Cuda interface not available: {library} is not installed (this is not a CUDA build of onnxruntime-genai)",
+        library=name,
+    )
 
 
 def _short_reason(exc: BaseException) -> str:

@@ -870,7 +870,10 @@ class LocalEngine:
         )
         self.info = dataclasses.replace(
             info,
-            fallback_reasons=(*previous.fallback_reasons, (device, f"failed when answering: {reason}")),
+            fallback_reasons=(
+                *previous.fallback_reasons,
+                (device, Phrase("failed when answering: {reason}", reason=reason)),
+            ),
             warnings=(*info.warnings, warning),
         )
         for event in self._turn(messages, options):

@@ -9,6 +9,7 @@ from localmind.engine.types import LoadInfo, TurnStats
 from localmind.ui import icons, theme
 from localmind.ui.context_gauge import ContextGauge
 from localmind.ui.plain import tooltip
+from localmind.workers.messages import phrase_text
 
 DEVICE_NAMES = {"cpu": "CPU", "cuda": "CUDA GPU", "dml": "DirectML GPU", "coreml": "Core ML"}
 HIGH_CONTEXT = 0.9
@@ -145,7 +146,7 @@ class StatusBar(QFrame):
             if info.fallback_reasons:
                 self.device_label.setText(self.tr("on {device} ⓘ").format(device=device))
                 lines = [self.tr("Running on {device}. Not used:").format(device=device)]
-                lines += [f"• {DEVICE_NAMES.get(d, d)}: {why}" for d, why in info.fallback_reasons]
+                lines += [f"• {DEVICE_NAMES.get(d, d)}: {phrase_text(why)}" for d, why in info.fallback_reasons]
                 self.device_label.setToolTip(tooltip("\n".join(lines)))
             else:
                 self.device_label.setText(self.tr("on {device}").format(device=device))
