@@ -37,7 +37,7 @@
     </message>
     <message>
         <source>LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.</source>
-        <translation>LocalMind 运行为 onnxruntime-genai 制作的 ONNX 模型；请在模型管理器中下载一个。</translation>
+        <translation>LocalMind 运行为 onnxruntime-genai 制作的 ONNX 模型；请在“模型”页中下载一个。</translation>
     </message>
     <message>
         <source>Max new tokens must be at least 1 (got {value}).</source>
@@ -1109,7 +1109,7 @@
     </message>
     <message>
         <source>Install the embedding model from the model manager again.</source>
-        <translation>请在模型管理器中重新安装嵌入模型。</translation>
+        <translation>请在“模型”页中重新安装嵌入模型。</translation>
     </message>
     <message>
         <source>{path} asks for {pooling} pooling; LocalMind knows {known}.</source>
