@@ -35,7 +35,7 @@ from localmind.errors import UserFacingError
 from localmind.ui.i18n import Translations
 from localmind.ui.model_manager import ModelManagerPage
 from localmind.workers.messages import phrase_text, user_text
-from tests.helpers.fake_hub import DEVICE_FOLDER
+from tests.helpers.fake_hub import DEVICE_FOLDER, FakeHub
 from tests.helpers.hub_env import REPO, fast_settings, running_hub, use_keyring
 
 SHOTS = Path(os.environ.get("LOCALMIND_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
@@ -61,6 +61,18 @@ def load_error(folder: Path) -> UserFacingError:
     with pytest.raises(ModelLoadError) as caught:
         validate_model_folder(folder)
     return caught.value
+
+
+def manager_page(qtbot: QtBot, hub: FakeHub) -> ModelManagerPage:
+    page = ModelManagerPage(
+        settings=fast_settings(hub),
+        machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
+        confirm=lambda title, detail: True,
+        ask_token=lambda: None,
+        open_folder=lambda folder: None,
+    )
+    qtbot.addWidget(page)
+    return page
 
 
 def test_a_damaged_genai_config_reads_in_chinese(tiny_model: Path, tmp_path: Path, chinese: Translations) -> None:
@@ -136,14 +148,7 @@ def test_a_failed_download_verification_reads_in_chinese_on_the_model_manager_pa
 ) -> None:
     use_keyring(monkeypatch)
     with running_hub(tiny_model, monkeypatch) as hub:
-        page = ModelManagerPage(
-            settings=fast_settings(hub),
-            machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
-            confirm=lambda title, detail: True,
-            ask_token=lambda: None,
-            open_folder=lambda folder: None,
-        )
-        qtbot.addWidget(page)
+        page = manager_page(qtbot, hub)
         page.show()
         try:
             page.repo_input.setText(REPO)
@@ -222,14 +227,7 @@ def test_a_download_retry_is_told_in_chinese_on_its_row(
     use_keyring(monkeypatch)
     shown: list[str] = []
     with running_hub(tiny_model, monkeypatch) as hub:
-        page = ModelManagerPage(
-            settings=fast_settings(hub),
-            machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
-            confirm=lambda title, detail: True,
-            ask_token=lambda: None,
-            open_folder=lambda folder: None,
-        )
-        qtbot.addWidget(page)
+        page = manager_page(qtbot, hub)
         page.show()
         # After the page's own slot: what the row says for each progress report.
         page.controller.progress.connect(
@@ -270,14 +268,7 @@ def test_a_damaged_installed_model_is_explained_in_chinese(
     model = import_folder(tiny_model, model_id="tiny")
     (model.folder / "model.onnx").write_bytes(b"broken")
     with running_hub(tiny_model, monkeypatch) as hub:
-        page = ModelManagerPage(
-            settings=fast_settings(hub),
-            machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
-            confirm=lambda title, detail: True,
-            ask_token=lambda: None,
-            open_folder=lambda folder: None,
-        )
-        qtbot.addWidget(page)
+        page = manager_page(qtbot, hub)
         try:
             page.refresh()
             page.select_installed("tiny")

@@ -36,17 +36,22 @@ def read_graph_io(onnx_path: Path) -> GraphIO:
     try:
         summary = read_summary(onnx_path)
     except (OSError, OnnxFormatError) as exc:
-        raise ModelLoadError.say(
-            "{file} in {folder} is not a readable ONNX file: {reason}",
-            "The download may be incomplete. Download the model again, or pick another folder.",
-            file=onnx_path.name,
-            folder=onnx_path.parent,
-            reason=exc,
-        ) from exc
+        raise unreadable_onnx(onnx_path, exc) from exc
     return GraphIO(
         inputs={v.name: list(v.shape) for v in summary.inputs},
         outputs={v.name: list(v.shape) for v in summary.outputs},
         op_types=summary.op_types,
+    )
+
+
+def unreadable_onnx(path: Path, reason: BaseException) -> ModelLoadError:
+    """The error for an ONNX file that cannot be parsed (a cut download, most often)."""
+    return ModelLoadError.say(
+        "{file} in {folder} is not a readable ONNX file: {reason}",
+        "The download may be incomplete. Download the model again, or pick another folder.",
+        file=path.name,
+        folder=path.parent,
+        reason=reason,
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from localmind.engine.types import ModelLoadError
+from localmind.engine.formats.genai_config import unreadable_onnx
 from localmind.errors import Phrase
 
 Progress = Callable[[float, str], None]
@@ -73,13 +73,7 @@ def rewrite_graph(
             src, dst, "MatMulNBits", "com.microsoft", "accuracy_level", ACCURACY_LEVEL, progress=report
         )
     except OnnxFormatError as exc:
-        raise ModelLoadError.say(
-            "{file} in {folder} is not a readable ONNX file: {reason}",
-            "The download may be incomplete. Download the model again, or pick another folder.",
-            file=src.name,
-            folder=src.parent,
-            reason=exc,
-        ) from exc
+        raise unreadable_onnx(src, exc) from exc
     report(1.0)
     if not changed:
         return RewriteReport(False, 0)
