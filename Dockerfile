@@ -21,8 +21,7 @@ COPY src ./src
 RUN python -m venv /opt/localmind \
  && /opt/localmind/bin/pip install --no-deps . \
  && /opt/localmind/bin/pip install "onnxruntime-genai>=0.18.0,<0.19" "huggingface_hub>=2.4,<3" "httpx2>=2,<3" \
-      "keyring>=25" "platformdirs>=4" "numpy>=1.24" "starlette>=0.40" \
-      "pydantic>=2.7,<3" "uvicorn>=0.30"
+      "keyring>=25" "platformdirs>=4" "numpy>=1.24" "starlette>=0.40" "uvicorn>=0.30"
 
 # -- 2. the model: downloaded and verified file by file at build time ----------------------------------------------
 FROM app AS model

@@ -154,6 +154,9 @@ def test_docs_page_is_self_contained_and_escapes_what_is_not_ours(server: Server
     assert "max_new_tokens" in text and "length ≥ 1" in text  # the fields and their limits
 
 
+_CHAT = b'{"model": "m", "messages": [{"role": "user", "content": "x"}]'
+
+
 @pytest.mark.parametrize(
     ("content", "headers", "message", "param"),
     [
@@ -181,6 +184,64 @@ def test_docs_page_is_self_contained_and_escapes_what_is_not_ours(server: Server
         ),
         (b'{"model": "m", "messages": []}', {}, "Invalid value for 'messages': List should have at least 1 item", None),
         (b"[1, 2]", {}, "Invalid value for the request body: Input should be a valid dictionary", None),
+        # Numbers are JSON numbers and booleans true/false (pydantic's lax mode took true, "0.7", 1 and "yes").
+        (
+            _CHAT + b', "temperature": true}',
+            {},
+            "Invalid value for 'temperature': Input should be a valid number.",
+            None,
+        ),
+        (
+            _CHAT + b', "temperature": "0.7"}',
+            {},
+            "Invalid value for 'temperature': Input should be a valid number.",
+            None,
+        ),
+        (
+            _CHAT + b', "temperature": NaN}',
+            {},
+            "Invalid value for 'temperature': Input should be a finite number.",
+            None,
+        ),
+        (
+            _CHAT + b', "temperature": 2.5}',
+            {},
+            "Invalid value for 'temperature': Input should be less than or equal to 2.",
+            None,
+        ),
+        (_CHAT + b', "top_p": 0}', {}, "Invalid value for 'top_p': Input should be greater than 0.", "top_p"),
+        (
+            _CHAT + b', "seed": 1.5}',
+            {},
+            "Invalid value for 'seed': Input should be a valid integer, got a number",
+            "seed",
+        ),
+        (
+            _CHAT + b', "max_tokens": 0}',
+            {},
+            "Invalid value for 'max_tokens': Input should be greater than or equal to 1.",
+            None,
+        ),
+        (_CHAT + b', "stream": 1}', {}, "Invalid value for 'stream': Input should be a valid boolean.", "stream"),
+        (
+            _CHAT + b', "stop": 5}',
+            {},
+            "Invalid value for 'stop': Input should be a string or a list of strings.",
+            "stop",
+        ),
+        (_CHAT + b', "stop": ["a", 1]}', {}, "Invalid value for 'stop.1': Input should be a valid string.", "stop.1"),
+        (
+            _CHAT + b', "response_format": {"type": "xml"}}',
+            {},
+            "Invalid value for 'response_format.type': Input should be 'text', 'json_object' or 'json_schema'.",
+            "response_format.type",
+        ),
+        (
+            b'{"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]}',
+            {},
+            "Invalid value for 'messages.0.content.0.text': Input should be a valid string.",
+            "messages.0.content.0.text",
+        ),
     ],
 )
 def test_bodies_that_are_not_valid_get_openai_shaped_400s(
@@ -203,12 +264,59 @@ def test_the_description_is_built_on_its_first_request_not_at_start_up() -> None
         "from localmind.server.app import create_app\n"
         "from localmind.server.context import ServerConfig\n"
         "create_app(object(), lambda: None, ServerConfig())\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('fastapi', 'localmind.server.')))))\n"
+        "names = lambda: sorted(m for m in sys.modules if m.startswith(('fastapi', 'pydantic', 'localmind.server.')))\n"
+        "print(json.dumps(names()))\n"
+        "from localmind.server.openapi import build_openapi\n"
+        "from localmind.server import generate_routes, openai_routes\n"
+        "build_openapi(tuple(openai_routes.routes + generate_routes.routes))\n"
+        "print(json.dumps(names()))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", "import json\n" + script], capture_output=True, text=True, timeout=60, check=True
     )
-    loaded = json.loads(done.stdout)
+    loaded, described = (json.loads(line) for line in done.stdout.splitlines())
     assert "localmind.server.app" in loaded  # the list does see the server's modules...
-    assert not any(m.startswith("fastapi") for m in loaded)
+    assert not any(m.startswith(("fastapi", "pydantic")) for m in loaded)
     assert "localmind.server.openapi" not in loaded and "localmind.server.docs_page" not in loaded
+    # The description comes from the bodies' own declarations (server/fields.py): no pydantic for it either.
+    assert "localmind.server.openapi" in described and not any(m.startswith("pydantic") for m in described)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"model": "m", "messages": [{"role": "user", "content": "x"}]},
+        {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "stop": ["a"]},
+        {"model": "m", "messages": [], "temperature": 1},
+        {"model": "m", "messages": [{"content": "x"}]},
+        {"model": "m", "messages": [{"role": "user"}], "temperature": True},
+        {"model": "m", "messages": [{"role": "user"}], "temperature": 2.0, "top_p": 1, "n": 1, "seed": 3},
+        {"model": "m", "messages": [{"role": "user"}], "top_p": 0},
+        {"model": "m", "messages": [{"role": "user"}], "stop": 5},
+        {"model": "m", "messages": [{"role": "user"}], "stream": "yes"},
+        {"model": "m", "messages": [{"role": "user"}], "response_format": {"type": "json_schema", "json_schema": {}}},
+        {"model": "m", "messages": [{"role": "user"}], "response_format": {"type": "yaml"}},
+        {"model": "m", "messages": [{"role": "user"}], "stream_options": {"include_usage": 1}},
+        {"model": "m", "messages": [{"role": "user"}], "tools": [{}], "tool_choice": {"any": ["thing"]}},
+        {"model": 1, "messages": [{"role": "user"}]},
+        {"model": "m", "messages": [{"role": "user"}], "max_tokens": 0},
+        {"model": "m", "messages": [{"role": "user"}], "unknown": "ignored"},
+        [],
+    ],
+)
+def test_the_description_and_the_checks_are_one_declaration(body: Any) -> None:
+    """What /openapi.json documents is what the server accepts: the JSON schema and the check agree, body by body."""
+    from localmind.server import fields, openai_routes
+    from localmind.server.openapi import build_openapi
+    from localmind.server.schemas import ChatCompletionRequest
+
+    doc = build_openapi(tuple(openai_routes.routes))
+    schema = {**doc["paths"]["/v1/chat/completions"]["post"]["requestBody"]["content"]["application/json"]["schema"]}
+    schema["components"] = doc["components"]
+    described = jsonschema.Draft202012Validator(schema).is_valid(body)
+    try:
+        fields.parse(ChatCompletionRequest, body)
+        accepted = True
+    except fields.Invalid:
+        accepted = False
+    assert described == accepted

@@ -47,7 +47,7 @@ def unsupported(param: str, message: str) -> APIError:
 
 
 def _validation_message(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
-    """The first of pydantic's errors (``ValidationError.errors()``) as (message, param)."""
+    """The first of ``fields.Invalid``'s errors (loc, type, msg) as (message, param)."""
     if not errors:
         return "The request is not valid.", None
     first = errors[0]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -67,7 +67,7 @@ async def generate(request: Request, body: GenerateRequest) -> Response:
         tokens_generated=turn.outcome.stats.generated_tokens,
         finish_reason="length" if turn.outcome.finish_reason == "length" else "stop",
     )
-    return JSONResponse(reply.model_dump())
+    return JSONResponse(asdict(reply))
 
 
 @post(

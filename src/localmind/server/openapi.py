@@ -1,14 +1,12 @@
 """/openapi.json: an OpenAPI 3.1 description of the routes, built from their declarations (``routing.ApiRoute``)
-and the request models' JSON schemas. Imported on the first request for it, never at start-up."""
+and the JSON schemas of the request bodies' declarations (``fields.json_schema``). Imported on the first request for it, never at start-up."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic.json_schema import JsonSchemaMode, models_json_schema
-
 from localmind import __version__
+from localmind.server.fields import json_schema
 from localmind.server.routing import ApiRoute
 
 TITLE = "LocalMind API"
@@ -52,28 +50,22 @@ _SSE = {
 }
 
 
-_Refs = dict[tuple[type[BaseModel], str], dict[str, Any]]
+_Refs = dict[type, dict[str, Any]]
 
 
 def _schemas(routes: tuple[ApiRoute, ...]) -> tuple[_Refs, dict[str, Any]]:
-    wanted: list[tuple[type[BaseModel], JsonSchemaMode]] = []
+    wanted: list[type] = []
     for route in routes:
-        if route.body is not None and (route.body, "validation") not in wanted:
-            wanted.append((route.body, "validation"))
-        if route.response is not None and (route.response, "serialization") not in wanted:
-            wanted.append((route.response, "serialization"))
-    refs, top = models_json_schema(wanted, ref_template=_REF)
-    found: _Refs = {}
-    for (model, mode), ref in refs.items():
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            found[(model, mode)] = dict(ref)
-    return found, dict(top.get("$defs", {}))
+        for model in (route.body, route.response):
+            if model is not None and model not in wanted:
+                wanted.append(model)
+    return json_schema(wanted, ref_template=_REF)
 
 
 def _operation(route: ApiRoute, refs: _Refs) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": route.response_description}
     if route.response is not None:
-        ok["content"] = {"application/json": {"schema": refs[(route.response, "serialization")]}}
+        ok["content"] = {"application/json": {"schema": refs[route.response]}}
     elif route.streams and route.path.endswith("/stream"):
         ok["content"] = _SSE
     elif route.streams:
@@ -86,7 +78,7 @@ def _operation(route: ApiRoute, refs: _Refs) -> dict[str, Any]:
         "responses": {"200": ok},
     }
     if route.body is not None:
-        media: dict[str, Any] = {"schema": refs[(route.body, "validation")]}
+        media: dict[str, Any] = {"schema": refs[route.body]}
         if route.example is not None:
             media["example"] = route.example
         op["requestBody"] = {"required": True, "content": {"application/json": media}}
