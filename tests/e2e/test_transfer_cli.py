@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,45 @@ def test_errors_are_one_clear_line(source: tuple[Path, list[str]], tmp_path: Pat
         assert b"Traceback" not in result.stderr
     usage = localmind(data, "export", "--all", "--conversation", "x")
     assert usage.returncode == 2 and b"not allowed with" in usage.stderr
+
+
+def test_a_link_to_a_file_stays_a_link_and_the_file_gets_the_export(
+    source: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    data, _ = source
+    real = tmp_path / "exports" / "chats.json"
+    real.parent.mkdir()
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "latest.json"
+    link.symlink_to(real)
+    proc = localmind(data, "export", "--all", "-o", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert len(json.loads(real.read_bytes())["conversations"]) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_or_device_is_written_to_never_replaced(source: tuple[Path, list[str]], tmp_path: Path) -> None:
+    """`-o /dev/full` as root used to put a file in the device's place (write aside, then rename over it). A named
+    pipe stands in for the device here: the export must come through it, and it must still be a pipe after."""
+    data, _ = source
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    proc = localmind(data, "export", "--all", "-o", str(pipe))
+    reader.join(30)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(pipe.lstat().st_mode)
+    assert len(json.loads(received[0])["conversations"]) == 2
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_stdout_is_one_line(source: tuple[Path, list[str]]) -> None:
+    data, _ = source
+    command = [sys.executable, "-m", "localmind", "--data-dir", str(data), "export", "--all"]
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, timeout=60, check=False)
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr
+    assert proc.stderr.decode().startswith("localmind: Cannot write the output: No space left on device.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from datetime import datetime
@@ -72,11 +73,36 @@ def _write_output(text: str, output: str | None) -> None:
     data = text.encode("utf-8")
     if output is None or output == "-":
         # Bytes, not text: a Windows console's code page would choke on Chinese or emoji.
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        try:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            # The reader stopped (`| head`): what it wanted it has. Python's own flush at exit must not fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError as exc:
+            raise UserFacingError(
+                f"Cannot write the output: {exc.strerror or exc}.", hint="Check that there is room where it goes."
+            ) from exc
         return
     path = Path(output).expanduser()
+    try:
+        mode = path.stat().st_mode if path.exists() else None
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        # A device, a pipe or /dev/stdout: written to, never replaced (a rename over /dev/full as root replaced the
+        # device with a file).
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            raise UserFacingError(
+                f"Cannot write {path}: {exc.strerror or exc}.", hint="Check that there is room and it is writable."
+            ) from exc
+        return
+    # A link to a file: the file it points to is replaced, the link stays.
+    path = Path(os.path.realpath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent.resolve())
         try:
