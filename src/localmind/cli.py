@@ -56,6 +56,17 @@ def _accept_data_dir_anywhere(sub: argparse._SubParsersAction) -> None:  # type:
                 _accept_data_dir_anywhere(action)
 
 
+def _check_data_dir() -> None:
+    """A data folder that is a file (``--data-dir /etc/passwd``) is said in one line, whatever the command reads.
+    (The window says it in its own storage dialogs.)"""
+    folder = paths.data_dir()
+    if folder.exists() and not folder.is_dir():
+        raise UserFacingError(
+            f"The data folder {folder} is a file, not a folder.",
+            hint="Pick a folder with --data-dir (or $LOCALMIND_DATA_DIR); LocalMind creates it when it is missing.",
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -63,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths.set_data_dir(args.data_dir)
     try:
         if args.command:
+            _check_data_dir()
             return int(args.handler(args) or 0)
         if args.self_test:
             from localmind.selftest import run_self_test
