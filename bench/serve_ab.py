@@ -4,7 +4,7 @@
     python bench/serve_ab.py --before /tmp/before/src --rounds 6 --model bench/models/smollm2-135m [--tiny]
 
 Each round runs the bare og loop and serve from both trees (``--before`` and this checkout's ``src``), in an order
-that reverses every round (this machine is noisy), with bench/coldstart.py's own serve measurement (spawn → first
+that changes every round (four orders: each tree as often first, second and last; this machine is noisy), with bench/coldstart.py's own serve measurement (spawn → first
 ``/health`` ok and → first streamed token, the start-up trace's steps). Prints JSON: medians, each tree's extra over
 the bare loop, the paired differences (after − before, per round), each run, and the load average. Check ``uptime``.
 """
@@ -32,13 +32,21 @@ def _median(rows: list[dict[str, Any]], key: str) -> float | None:
     return round(statistics.median(values), 3) if values else None
 
 
+_ORDERS = (
+    ("bare_og", "before", "after"),
+    ("after", "before", "bare_og"),
+    ("bare_og", "after", "before"),
+    ("before", "after", "bare_og"),
+)
+
+
 def measure(model: Path, rounds: int, trees: dict[str, Path]) -> dict[str, Any]:
     data = Path(tempfile.mkdtemp(prefix="serve-ab-"))
     runs: dict[str, list[dict[str, Any]]] = {"bare_og": [], "before": [], "after": []}
     for round_ in range(rounds):
-        order = ["bare_og", "before", "after"]
-        if round_ % 2:
-            order.reverse()
+        # Each tree as often right after the bare loop as right after the other tree's serve (whose engine of
+        # hundreds of MB has just exited): with one fixed order reversed, "before" was always in the middle.
+        order = _ORDERS[round_ % len(_ORDERS)]
         for name in order:
             if name == "bare_og":
                 runs[name].append(coldstart._run_to_first_byte([sys.executable, "-c", coldstart.BARE, str(model)]))
