@@ -58,8 +58,11 @@ def test_window_typed_into_while_an_api_request_runs(tmp_path: Path, slow_model:
             shutil.copy(shot, SHOTS / "server-window-api-busy-en-light.png")
         thread.join(120)
         assert api["status"] == 200 and api["usage"]["completion_tokens"] == 60 and api["finish"] == "length"
-        replies = app.wait_until(
-            lambda: [m for m in app.messages("assistant") if m[2] == "complete"], 60, "the window's reply"
+        # The reply as it ended (any final status), so a failure says how it ended, not only that it did not.
+        ended = app.wait_until(
+            lambda: [m for m in app.messages("assistant") if m[2] != "streaming"], 120, "the window's reply to end"
         )
+        replies = [m for m in ended if m[2] == "complete"]
+        assert replies, f"the window's reply ended as {ended}; the app said: {app.output()[-2000:]}"
         assert [content for _, content, _ in app.messages("user")] == ["typed while the API answers"]
         assert len(replies[0][1]) == 20  # the slow model writes one letter per token: the whole reply
