@@ -37,17 +37,23 @@ class Phrase(str):
     def __new__(cls, source: str, **values: object) -> Phrase:
         text = {k: str(v) for k, v in values.items()}
         phrase = super().__new__(cls, source.format(**text))
-        nested: dict[str, Sources] = {}
-        for name, value in values.items():
-            if isinstance(value, Phrase):
-                nested[name] = value.sources
-            elif isinstance(value, UserFacingError) and (said := value.sources()) is not None:
-                nested[name] = said
-        phrase.sources = (source, None, text, nested)
+        phrase.sources = (source, None, text, _nested_sources(values))
         return phrase
 
     def __reduce__(self) -> tuple[object, ...]:
         return (_phrase, (str(self), self.sources))
+
+
+def _nested_sources(values: dict[str, object]) -> dict[str, Sources]:
+    """The values that are words to translate too: a Phrase, or an error built with say/tell ("... is not a usable
+    model: {reason}": the reason translates with the rest)."""
+    nested: dict[str, Sources] = {}
+    for name, value in values.items():
+        if isinstance(value, Phrase):
+            nested[name] = value.sources
+        elif isinstance(value, UserFacingError) and (said := value.sources()) is not None:
+            nested[name] = said
+    return nested
 
 
 def _phrase(text: str, sources: Sources) -> Phrase:
@@ -89,12 +95,7 @@ class UserFacingError(Exception):
         self.hint = hint_source.format(**text) if hint_source else None
         self.args = (self.message,)
         self.source, self.hint_source, self.values = source, hint_source, text
-        self.phrases = {}
-        for name, value in values.items():
-            if isinstance(value, Phrase):
-                self.phrases[name] = value.sources
-            elif isinstance(value, UserFacingError) and (nested := value.sources()) is not None:
-                self.phrases[name] = nested  # "... is not a usable model: {reason}": the reason translates too
+        self.phrases = _nested_sources(values)
 
     def message_phrase(self) -> str:
         """The message alone (no hint) as a value for another error's text: a Phrase when it has sources."""

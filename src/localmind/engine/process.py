@@ -207,7 +207,8 @@ class _Closed(EngineError):
     """``close`` was called from another thread while this one waited on the child."""
 
     def __init__(self) -> None:
-        super().__init__("The engine is shutting down.", source="The engine is shutting down.")
+        super().__init__("")
+        self.tell("The engine is shutting down.")
 
 
 class EngineProcess:

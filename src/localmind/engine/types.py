@@ -131,22 +131,7 @@ StreamEvent = TextDelta | TurnFinished
 
 class TranslatableError(UserFacingError):
     """A user-facing error of the engine; ``say`` (on UserFacingError) keeps its English source texts and values
-    so the window can show it in the user's language. The constructor takes them too (the engine process sends
-    them across as plain data)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        hint: str | None = None,
-        source: str | None = None,
-        hint_source: str | None = None,
-        values: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.source = source
-        self.hint_source = hint_source
-        self.values = dict(values or {})
+    so the window can show it in the user's language (they cross the engine's process as plain data)."""
 
 
 class EngineError(TranslatableError):
