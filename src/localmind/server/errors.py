@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -46,24 +46,13 @@ def unsupported(param: str, message: str) -> APIError:
     return APIError(400, message, param=param, code="unsupported_parameter")
 
 
-def _validation_message(errors: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
-    """The first of ``fields.Invalid``'s errors (loc, type, msg) as (message, param)."""
-    if not errors:
-        return "The request is not valid.", None
-    first = errors[0]
-    loc = [str(p) for p in first.get("loc", ()) if p != "body"]
-    param = ".".join(loc) or None
-    if first.get("type") == "json_invalid":
-        return "The request body is not valid JSON.", None
-    if first.get("type") == "missing" and param:
-        return f"Missing required parameter: '{param}'.", param
+def invalid_request(loc: Sequence[str | int], kind: str, msg: str) -> APIError:
+    """A body that does not fit (``fields.Invalid``): which parameter, and why."""
+    param = ".".join(str(p) for p in loc) or None
+    if kind == "missing" and param:
+        return APIError(400, f"Missing required parameter: '{param}'.", param=param)
     where = f"'{param}'" if param else "the request body"
-    return f"Invalid value for {where}: {first.get('msg', 'not valid')}.", param
-
-
-def invalid_request(errors: Sequence[Mapping[str, Any]]) -> APIError:
-    message, param = _validation_message(errors)
-    return APIError(400, message, param=param)
+    return APIError(400, f"Invalid value for {where}: {msg}.", param=param)
 
 
 NOT_FOUND = "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/models, /generate and /health."

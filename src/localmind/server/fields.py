@@ -51,11 +51,11 @@ def spec(
 
 
 class Invalid(Exception):
-    """A body that does not fit: ``errors`` in the shape ``errors._validation_message`` reads (loc, type, msg)."""
+    """A body that does not fit: where (``loc``), what kind of problem (``kind``: "missing" is told apart) and why."""
 
     def __init__(self, loc: tuple[str | int, ...], kind: str, msg: str) -> None:
         super().__init__(msg)
-        self.errors = [{"loc": loc, "type": kind, "msg": msg}]
+        self.loc, self.kind, self.msg = loc, kind, msg
 
 
 @dataclasses.dataclass(frozen=True)

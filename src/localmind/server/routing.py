@@ -67,7 +67,7 @@ async def read_body(request: Request, model: type[M]) -> M:
     try:
         return parse(model, data)
     except Invalid as exc:
-        raise invalid_request(exc.errors) from None
+        raise invalid_request(exc.loc, exc.kind, exc.msg) from None
 
 
 def get(routes: list[ApiRoute], path: str, *, summary: str, needs_key: bool = True) -> Callable[[Endpoint], Endpoint]:
