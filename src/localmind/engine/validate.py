@@ -212,14 +212,18 @@ def validate_model_folder(
         raise ModelLoadError.say(
             "{config} in {folder} has no valid model.context_length.", _REDOWNLOAD, config=CONFIG_NAME, folder=path
         )
+    from localmind.engine.formats.package import loadable_folder
+
+    loadable = loadable_folder(path)  # the graph with logits for the last position only, where it applies
     return ModelFolder(
-        path=path,
+        path=loadable,
         config=config,
-        onnx_file=onnx_file,
+        onnx_file=loadable / decoder["filename"],
         model_type=str(model.get("type", "unknown")),
         context_length=context,
         chat_template=template,
         chat_template_source=source,
+        source=None if loadable == path else path,
     )
 
 

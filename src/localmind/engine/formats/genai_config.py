@@ -18,7 +18,7 @@ from typing import Any
 from localmind.engine.types import ModelLoadError
 from localmind.errors import Phrase
 
-FORMAT_VERSION = 2  # bump when the generated config changes, so prepared folders are rebuilt
+FORMAT_VERSION = 3  # 3: logits for the last position only (last_logits); bump when the generated config changes, so prepared folders are rebuilt
 RECORD_NAME = "localmind-generated.json"  # what LocalMind generated, and from what (og refuses unknown config keys)
 
 

@@ -11,7 +11,7 @@ Field numbers are from onnx.proto3.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -33,7 +33,7 @@ from localmind.engine.formats.onnx_proto import (
 
 _MODEL_OPSET = 8
 _OPSET_DOMAIN, _OPSET_VERSION = 1, 2
-_GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_VALUE_INFO = 1, 5, 13
+_GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO = 1, 5, 12, 13
 _NODE_INPUT, _NODE_OUTPUT, _NODE_NAME, _NODE_OP, _NODE_ATTR, _NODE_DOMAIN = 1, 2, 3, 4, 5, 7
 _A_NAME, _A_F, _A_I, _A_S, _A_T, _A_FLOATS, _A_INTS, _A_TYPE = 1, 2, 3, 4, 5, 7, 8, 20
 _T_DIMS, _T_TYPE, _T_FLOATS, _T_INT64S, _T_NAME, _T_RAW, _T_DOUBLES, _T_EXTERNAL = 1, 2, 4, 7, 8, 9, 10, 13
@@ -288,17 +288,20 @@ def write_graph(
     add_opsets: dict[str, int] | None = None,
     initializers: Sequence[tuple[str, np.ndarray]] = (),
     drop: frozenset[int] = frozenset(),
+    outputs: Mapping[str, Callable[[bytes], bytes]] | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> None:
     """Copy ``src`` to ``dst`` with its node list replaced by ``nodes`` (everything else byte for byte),
     plus ``initializers`` (arrays, stored inline in the graph file), less the initializers whose records start
-    at the offsets in ``drop`` (see ``Graph.initializer_at``; their external data, if any, stays unread)."""
+    at the offsets in ``drop`` (see ``Graph.initializer_at``; their external data, if any, stays unread).
+    ``outputs`` maps a graph output's name to an edit of its ValueInfoProto (its declared type and shape)."""
     size = src.stat().st_size
     node_bytes = b"".join(_record(_GRAPH_NODE, n.encode()) for n in nodes)
     node_bytes += b"".join(_record(_GRAPH_INITIALIZER, _float_tensor(name, a)) for name, a in initializers)
     with src.open("rb") as f:
         graph = _graph_field(f, size)
         kept: list[Field] = []
+        edited: dict[int, bytes] = {}  # a kept field's start -> its new record
         first_node = -1
         for fld in _fields_in_file(f, graph.value, graph.end):
             if fld.number == _GRAPH_NODE:
@@ -307,10 +310,13 @@ def write_graph(
                 continue
             if fld.number == _GRAPH_VALUE_INFO or (fld.number == _GRAPH_INITIALIZER and fld.value in drop):
                 continue
+            if fld.number == _GRAPH_OUTPUT and outputs and fld.wire == 2 and (edit := outputs.get(_names(f, fld))):
+                f.seek(fld.value)
+                edited[fld.start] = _record(_GRAPH_OUTPUT, edit(f.read(fld.length)))
             kept.append(fld)
         if first_node < 0:
             raise OnnxFormatError("the graph has no nodes")
-        graph_len = len(node_bytes) + sum(x.end - x.start for x in kept)
+        graph_len = len(node_bytes) + sum(len(edited[x.start]) if x.start in edited else x.end - x.start for x in kept)
         extra = b"".join(
             _record(_MODEL_OPSET, _record(_OPSET_DOMAIN, d.encode()) + _key_int(_OPSET_VERSION, v))
             for d, v in (add_opsets or {}).items()
@@ -323,7 +329,10 @@ def write_graph(
             for i, fld in enumerate(kept):
                 if i == first_node:
                     out.write(node_bytes)
-                copy(fld.start, fld.end)
+                if fld.start in edited:
+                    out.write(edited[fld.start])
+                else:
+                    copy(fld.start, fld.end)
             if first_node == len(kept):
                 out.write(node_bytes)
             copy(graph.end, size)

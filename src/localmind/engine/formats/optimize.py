@@ -17,6 +17,7 @@ read, and the new graph sits next to a link to it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ FUSE_RMSNORM = True  # bench/variants.py turns it off for one candidate to measu
 # Off: packing Q/K/V and gate/up was exact but its speed gain stayed within the noise in two bench runs, while it
 # writes the packed weights into the graph file (Qwen3-0.6B: 1.5 MB -> 205 MB next to the unchanged 995 MB data).
 PACK_PROJECTIONS = False
+# The vocabulary projection for the last position only (last_logits): a quarter of a prompt's matrix work on a
+# 151,936-word vocabulary, and its [positions x vocabulary] output buffer. bench/longprompt.py measures it.
+LAST_POSITION_LOGITS = True
 log = logging.getLogger(__name__)
 
 
@@ -69,6 +73,9 @@ def rewrite_graph(
             if fused is not None:
                 report(1.0)
                 return fused
+        plain = _plain_rewrite(src, dst, report)
+        if plain is not None:
+            return plain
         changed = set_node_attribute(
             src, dst, "MatMulNBits", "com.microsoft", "accuracy_level", ACCURACY_LEVEL, progress=report
         )
@@ -80,13 +87,50 @@ def rewrite_graph(
     return RewriteReport(True, changed, (f"accuracy_level={ACCURACY_LEVEL} on {changed} MatMulNBits nodes",))
 
 
+def _plain_rewrite(src: Path, dst: Path, report: Callable[[float], None]) -> RewriteReport | None:
+    """accuracy_level on every 4-bit MatMul and the logits for the last position only, on the node list; None
+    where the logits rewrite does not apply (then only the attribute changes, streaming, as before)."""
+    from localmind.engine.formats import last_logits, onnx_graph
+
+    if not LAST_POSITION_LOGITS:
+        return None
+    graph = onnx_graph.read_graph(src)
+    try:
+        plan = last_logits.plan(graph)
+    except last_logits.NoMatch as exc:
+        log.info("logits computed for every position in %s: %s", src.name, exc)
+        return None
+    levels = _set_accuracy_levels(plan.nodes)
+    onnx_graph.write_graph(
+        src, dst, plan.nodes, initializers=plan.initializers, outputs=plan.outputs, progress=lambda f: report(f)
+    )
+    notes = [f"logits for the last position only (before its {plan.projection})"]
+    if levels:
+        notes.append(f"accuracy_level={ACCURACY_LEVEL} on {levels} MatMulNBits nodes")
+    return RewriteReport(True, levels + 1, tuple(notes))
+
+
+def _set_accuracy_levels(nodes: list[Any]) -> int:
+    from localmind.engine.formats.onnx_proto import _with_int_attribute
+
+    levels = 0
+    for node in nodes:
+        if node.op == "MatMulNBits" and node.domain == "com.microsoft" and node.attrs.get("accuracy_level") != 4:
+            if node.raw is None:
+                node.attrs["accuracy_level"] = ACCURACY_LEVEL
+            else:
+                node.raw = _with_int_attribute(node.raw, "accuracy_level", ACCURACY_LEVEL)
+            levels += 1
+    return levels
+
+
 def _fuse_attention(
     src: Path, dst: Path, config: Mapping[str, Any], report: Callable[[float], None]
 ) -> RewriteReport | None:
     """The GroupQueryAttention and RMSNorm rewrites (plus accuracy_level), or None where the graph does not
     qualify for the attention rewrite (the norm fusion alone is not worth a different code path)."""
-    from localmind.engine.formats import gqa, onnx_graph, packing, rmsnorm
-    from localmind.engine.formats.onnx_proto import _with_int_attribute, read_summary
+    from localmind.engine.formats import gqa, last_logits, onnx_graph, packing, rmsnorm
+    from localmind.engine.formats.onnx_proto import read_summary
 
     summary = read_summary(src)
     past = [v for v in summary.inputs if v.name.startswith("past")]
@@ -118,20 +162,23 @@ def _fuse_attention(
         drop = frozenset(graph.initializer_at[name][0] for name in unread)
         if groups:
             notes.append(f"{groups} groups of sibling 4-bit projections packed into one MatMulNBits each")
-    levels = 0
-    for node in nodes:
-        if node.op == "MatMulNBits" and node.domain == "com.microsoft" and node.attrs.get("accuracy_level") != 4:
-            if node.raw is None:
-                node.attrs["accuracy_level"] = ACCURACY_LEVEL
-            else:
-                node.raw = _with_int_attribute(node.raw, "accuracy_level", ACCURACY_LEVEL)
-            levels += 1
+    outputs: dict[str, Callable[[bytes], bytes]] = {}
+    if LAST_POSITION_LOGITS:
+        try:
+            last = last_logits.plan(dataclasses.replace(graph, nodes=nodes))
+        except last_logits.NoMatch as exc:
+            log.info("logits computed for every position in %s: %s", src.name, exc)
+        else:
+            nodes, tensors, outputs = last.nodes, tensors + last.initializers, last.outputs
+            notes.append(f"logits for the last position only (before its {last.projection})")
+    levels = _set_accuracy_levels(nodes)
     onnx_graph.write_graph(
         src,
         dst,
         nodes,
         add_opsets=plan.add_opsets,
         initializers=tensors,
+        outputs=outputs,
         drop=drop,
         progress=lambda f: report(0.1 + 0.9 * f),
     )
