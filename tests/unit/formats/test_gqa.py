@@ -106,8 +106,12 @@ def test_the_rewritten_graph_is_valid_onnx_with_one_attention_node_per_layer(
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_the_rewritten_attention_computes_what_the_export_computes(tmp_path: Path, shape: str) -> None:
-    """fp32, prompt then one token then a chunk (KV reuse with more than one new token): same logits."""
+def test_the_rewritten_attention_computes_what_the_export_computes(
+    tmp_path: Path, shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fp32, prompt then one token then a chunk (KV reuse with more than one new token): same logits, at every
+    position (so without the last-position rewrite; test_last_logits.py checks that one)."""
+    monkeypatch.setattr(optimize, "LAST_POSITION_LOGITS", False)
     folder = community_model.cached(shape)
     config = config_of(folder)
     config.setdefault("head_dim", int(config["hidden_size"]) // int(config["num_attention_heads"]))  # type: ignore[call-overload]

@@ -121,3 +121,27 @@ def test_a_damaged_graph_never_stops_a_load_through_this_rewrite(tmp_path: Path)
     (tmp_path / "genai_config.json").write_text('{"model": {"decoder": {"filename": "model.onnx"}}}')
     (tmp_path / "model.onnx").write_bytes(b"\x00garbage" * 20)
     assert package.loadable_folder(tmp_path) == tmp_path
+
+
+@pytest.mark.parametrize(("name", "fused"), [("model.onnx", True), ("model_q4.onnx", False)])
+def test_a_community_exports_rewrite_gives_the_last_positions_logits_of_the_full_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, fused: bool
+) -> None:
+    """fp32 (attention fused) and q4 (accuracy_level only): the same rewrite with and without the last-position
+    slice, read by plain onnxruntime chunk by chunk (a prompt, one token, a chunk, one token)."""
+    from localmind.engine.formats import optimize
+    from tests.helpers import community_model
+    from tests.unit.formats.test_gqa import config_of, run_chunks
+
+    folder = community_model.cached("smollm2-tiny")
+    config = config_of(folder)
+    config.setdefault("head_dim", int(config["hidden_size"]) // int(config["num_attention_heads"]))  # type: ignore[call-overload]
+    src, last, every = folder / "onnx" / name, tmp_path / "last" / name, tmp_path / "every" / name
+    report = optimize.rewrite_graph(src, last, config=config if fused else None)
+    assert any("last position" in note for note in report.notes) and report.attention_fused is fused
+    monkeypatch.setattr(optimize, "LAST_POSITION_LOGITS", False)
+    optimize.rewrite_graph(src, every, config=config if fused else None)
+    chunks = [[5, 17, 99, 3, 42, 7, 8, 100], [200], [11, 12, 13], [300]]
+    for a, b in zip(run_chunks(every, chunks, config), run_chunks(last, chunks, config), strict=True):
+        assert b.shape == (1, 1, a.shape[-1])
+        np.testing.assert_allclose(b, a[:, -1:], rtol=1e-4, atol=1e-4)

@@ -33,7 +33,10 @@ def test_inputs_outputs_and_ops_match_the_onnx_package(name: str) -> None:
     assert {v.elem_type for v in summary.outputs} == {expected_elem}
 
 
-def test_the_rewrite_sets_accuracy_level_and_changes_nothing_else(tmp_path: Path) -> None:
+def test_the_rewrite_sets_accuracy_level_and_changes_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(optimize, "LAST_POSITION_LOGITS", False)  # test_last_logits.py checks that rewrite
     src = community_model.cached("smollm2-tiny") / "onnx" / "model_q4.onnx"
     dst = tmp_path / "model_q4.onnx"
     seen: list[float] = []
