@@ -34,3 +34,15 @@ def _installed_version() -> str:
 
 
 __version__ = _installed_version()
+
+
+def __getattr__(name: str) -> object:
+    """``from localmind import TextGenerator`` (docs/library.md) without loading the engine for every import."""
+    if name in ("TextGenerator", "Chat"):
+        from localmind import library
+
+        return getattr(library, name)
+    raise AttributeError(f"module 'localmind' has no attribute {name!r}")
+
+
+__all__ = ["APP_NAME", "Chat", "TextGenerator", "__version__"]
