@@ -18,9 +18,8 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
-from localmind.engine.formats.prepare import _fingerprint, _slug, listing, prepared_root
+from localmind.engine.formats.prepared import fingerprint, listing, prepared_root, slug
 
 log = logging.getLogger(__name__)
 REWRITE_VERSION = 1  # bump when the rewrite changes, so copies are made again
@@ -48,8 +47,8 @@ def _prepared(source: Path, root: Path) -> Path:
     graph_rel = str(decoder["filename"])
     logits = str(decoder.get("outputs", {}).get("logits", "logits"))
     files = listing(source)
-    stamp: dict[str, Any] = {**_fingerprint(source, files), "rewrite": REWRITE_VERSION}
-    home = root / f"{_slug(source.name)}-{hashlib.sha256(str(source).encode('utf-8')).hexdigest()[:12]}"
+    stamp = fingerprint(source, files, REWRITE_VERSION)
+    home = root / f"{slug(source.name)}-{hashlib.sha256(str(source).encode('utf-8')).hexdigest()[:12]}"
     target = home / FOLDER
     with contextlib.suppress(OSError, ValueError):
         previous = json.loads((home / _STAMP).read_text(encoding="utf-8"))

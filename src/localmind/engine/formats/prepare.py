@@ -23,7 +23,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from localmind.engine.formats import genai_config, variants
+from localmind.engine.formats.prepared import PREPARED, fingerprint, listing, prepared_root, slug
 from localmind.engine.types import ModelLoadError
 
 Progress = Callable[[float, str], None]  # (fraction 0..1, what is happening)
-PREPARED = "prepared"
 _STAMP = "localmind-prepared.json"
 _GPU_WHEELS = ("onnxruntime-genai-cuda", "onnxruntime-genai-directml", "onnxruntime-genai-winml")
 
@@ -47,18 +46,6 @@ class PreparedModel:
     available: tuple[str, ...]  # every variant's name in the source
     link_mode: str  # "symlink", "hardlink/copy", or "in place"
     notes: tuple[str, ...] = ()
-
-
-def listing(folder: Path, depth: int = 2) -> list[str]:
-    """Relative posix paths of the files under ``folder`` (top and one level down is all the layout uses)."""
-    out: list[str] = []
-    for root, dirs, files in os.walk(folder):
-        rel = Path(root).relative_to(folder)
-        if len(rel.parts) >= depth:
-            dirs[:] = []
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        out.extend((rel / name).as_posix() for name in files)
-    return out
 
 
 def is_community_folder(folder: Path) -> bool:
@@ -117,26 +104,6 @@ def check_folder(folder: Path) -> dict[str, Any]:
     return config
 
 
-def _fingerprint(folder: Path, rels: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"format_version": genai_config.FORMAT_VERSION, "source": str(folder)}
-    for rel in sorted(rels):
-        st = (folder / rel).stat()
-        out[rel] = [st.st_size, st.st_mtime_ns]
-    return out
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or "model"
-
-
-def prepared_root(data_dir: Path | None = None) -> Path:
-    if data_dir is None:
-        from localmind.paths import data_dir as default_data_dir
-
-        data_dir = default_data_dir()
-    return data_dir / PREPARED
-
-
 class _Linker:
     """Symlinks where the system allows them; else hard links (weights) or copies."""
 
@@ -177,10 +144,10 @@ def prepare_folder(
     available = tuple(v.name for v in variants.find_variants(files))
     small = [f for f in variants.small_files(files) if not f.lower().startswith(("readme", "license", "notice"))]
     inputs = [*small, *chosen.files]
-    stamp = _fingerprint(source, inputs)
+    stamp = fingerprint(source, inputs, genai_config.FORMAT_VERSION)
     stamp["optimize"] = optimize
     digest = hashlib.sha256(str(source).encode("utf-8")).hexdigest()[:12]
-    target = prepared_root(data_dir) / f"{_slug(source.name)}-{digest}" / _slug(chosen.name)
+    target = prepared_root(data_dir) / f"{slug(source.name)}-{digest}" / slug(chosen.name)
     with contextlib.suppress(OSError, json.JSONDecodeError, UnicodeDecodeError):
         previous = json.loads((target / _STAMP).read_text(encoding="utf-8"))
         if previous.get("inputs") == stamp and (target / "genai_config.json").is_file():
