@@ -16,7 +16,7 @@ import numpy as np
 
 from localmind.engine.kv_cache import KVCache, Pieces
 from localmind.engine.prompt_builder import PromptBuilder
-from localmind.engine.sampling import Sampler
+from localmind.engine.sampling import GREEDY_BELOW, Sampler
 from localmind.engine.types import (
     ChatMessage,
     FinishReason,
@@ -102,7 +102,7 @@ class TurnRunner:
 
     def grammar_generator(self, options: GenerationOptions, prompt_tokens: int) -> Any:
         """A Generator whose tokens follow ``options.json_schema``, sampling as ``options`` say."""
-        sampled = options.temperature > 0 and options.top_k != 1
+        sampled = options.temperature >= GREEDY_BELOW and options.top_k != 1
         search: dict[str, Any] = {
             "max_length": min(self.kv.window.budget, prompt_tokens + options.max_new_tokens + 1),
             "do_sample": sampled,
