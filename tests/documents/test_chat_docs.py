@@ -58,9 +58,41 @@ def test_passages_that_do_not_fit_the_budget_are_left_out(corpus: Path, tiny_mod
     engine = LocalEngine()
     info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2048))
     docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=512))
-    docs.budget = engine.count_tokens([ChatMessage("user", "x")]) + docs.reserve + 5  # room for almost nothing
-    prompt = docs.prompt([], "Kestrel Ridge rain gauge")
-    assert prompt.startswith(NO_MATCH_NOTE)
+    question = "Kestrel Ridge rain gauge"
+    docs.budget = engine.count_tokens([ChatMessage("user", f"My question: {question}")]) + docs.reserve + 3
+    prompt = docs.prompt([], question)  # room for the question only: not even a passage's label fits
+    assert prompt == question and docs.left_out > 0  # the question alone, never refused for the passages
+    assert docs.sources_line("") == f"Sources: no passages fit the context ({docs.left_out} found)"
+    engine.close()
+
+
+def test_a_passage_too_long_for_what_is_left_is_shortened(corpus: Path, tiny_model: Path, tmp_path: Path) -> None:
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    library.add([corpus])
+    engine = LocalEngine()
+    info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2048))
+    docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=32))
+    question = "What did the Kestrel Ridge rain gauge record?"
+    whole = docs.prompt([], question)
+    full = engine.count_tokens([ChatMessage("user", whole)])
+    docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=32))
+    docs.budget = full + docs.reserve - 20  # the passages less a few words
+    cut = docs.prompt([], question)
+    assert " …\n\nMy question: " in cut and cut.endswith(question) and len(cut) < len(whole)
+    assert engine.count_tokens([ChatMessage("user", cut)]) + docs.reserve <= docs.budget
+    engine.close()
+
+
+def test_a_small_context_gets_a_short_instruction_or_none(tiny_model: Path, tmp_path: Path) -> None:
+    from localmind.documents.prompting import SHORT_INSTRUCTION
+
+    engine = LocalEngine()
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    for budget, expected in ((2048, DOCS_INSTRUCTION), (256, SHORT_INSTRUCTION), (64, None)):
+        info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=budget))
+        docs = DocumentsTurns(library, "", engine, info, GenerationOptions())
+        history = docs.system([ChatMessage("system", "Be brief.")])
+        assert history[0].content == (f"Be brief.\n\n{expected}" if expected else "Be brief.")
     engine.close()
 
 

@@ -22,6 +22,8 @@ from localmind.documents.search import Passage
 
 log = logging.getLogger(__name__)
 
+FOUND_KEY, SHORTENED_KEY = "passages_found", "passages_shortened"
+
 SOURCE_SCHEME = "localmind-source"
 PROMPT_KEY, QUESTION_KEY, SOURCES_KEY, SOURCES_AT_KEY = (
     "documents_prompt",
@@ -108,6 +110,8 @@ class DocumentsChat:
         chunk_ids = {(p.file, p.page, p.text): p.chunk_id for p in passages}
         sources = [{**s.as_json(), "chunk_id": chunk_ids.get((s.file, s.page, s.text))} for s in turn.sources]
         new_stats = {**stats, PROMPT_KEY: turn.prompt, QUESTION_KEY: question.content, SOURCES_KEY: sources}
+        if turn.left_out or turn.shortened:  # how many of the passages found the context had room for
+            new_stats[FOUND_KEY], new_stats[SHORTENED_KEY] = turn.found, turn.shortened
         self.save_stats(question.id, new_stats)
         self.last_turn = turn.sources
         updated = replace(question, stats=new_stats)

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from localmind.engine.formats.thinking import strip_thinking, supports_thinking_switch, with_thinking
 from localmind.engine.types import (
@@ -61,10 +61,10 @@ class FittedPrompt:
 
 
 @dataclass(frozen=True)
-class FittedPassages:
+class FittedPassages(Generic[_P]):
     """Passages chosen to fit what the context has left; ``used`` of ``offered`` made it (some maybe shortened)."""
 
-    passages: list[Any]
+    passages: list[_P]
     used: int
     offered: int
     shortened: int
@@ -254,58 +254,61 @@ class PromptBuilder:
         history: Sequence[ChatMessage],
         passages: Sequence[_P],
         compose: Callable[[Sequence[_P]], str],
-        shorten: Callable[[_P, float], _P] | None = None,
+        shorten: Callable[[_P, float], _P | None] | None = None,
         max_new_tokens: int = 0,
-    ) -> FittedPassages:
+    ) -> FittedPassages[_P]:
         """As many of ``passages`` (best first) as the context has room for after ``history`` (the conversation,
-        its system part included), the question and room for the answer; ``compose(chosen)`` is the user's turn
-        with them (and the question). Where a passage does not fit whole, ``shorten(passage, fraction)`` may
-        give a shorter one. Never raises for the passages: with none of them fitting, none are used."""
-        budget = self.window.budget
+        its system part included), the question and room for the answer (``max_new_tokens``, as ``fit`` keeps it);
+        ``compose(chosen)`` is the user's turn with them and the question. Never raises for the passages."""
         reserve = self.window.reply_reserve(max_new_tokens) if max_new_tokens else self.window.min_reply_reserve
-        base = self._count_turn(history, compose([]))
-        room = budget - reserve - base
-        chosen: list[_P] = []
-        shortened = 0
-        for passage in passages:
-            if room <= 0:
-                break
-            trial = self._count_turn(history, compose([*chosen, passage])) - base
-            if trial <= room:
-                chosen.append(passage)
-                continue
-            if shorten is None:
-                continue
-            short = self._shortened(history, chosen, passage, shorten, compose, base + room)
-            if short is not None:
-                chosen.append(short)
-                shortened += 1
-            break  # the context is (nearly) full: smaller passages after this one would only read worse
-        return FittedPassages(chosen, len(chosen), len(passages), shortened)
 
-    def _count_turn(self, history: Sequence[ChatMessage], turn: str) -> int:
-        return self.count([*history, ChatMessage("user", turn)])
+        def fits(turn: str) -> bool:
+            return self.count([*history, ChatMessage("user", turn)]) + reserve <= self.window.budget
 
-    def _shortened(
-        self,
-        history: Sequence[ChatMessage],
-        chosen: list[_P],
-        passage: _P,
-        shorten: Callable[[_P, float], _P],
-        compose: Callable[[Sequence[_P]], str],
-        limit: int,
-    ) -> _P | None:
-        """The longest cut of ``passage`` (halving, then a few finer steps) that still fits under ``limit``."""
-        best: _P | None = None
-        low, high = 0.0, 1.0
-        for _ in range(6):  # bounded: 6 counts, a cut within 1/64 of the passage
-            middle = (low + high) / 2
-            short = shorten(passage, middle)
-            if self._count_turn(history, compose([*chosen, short])) <= limit:
-                best, low = short, middle
-            else:
-                high = middle
-        return best
+        return choose_passages(passages, compose, fits, shorten)
+
+
+def choose_passages(
+    passages: Sequence[_P],
+    compose: Callable[[Sequence[_P]], str],
+    fits: Callable[[str], bool],
+    shorten: Callable[[_P, float], _P | None] | None = None,
+) -> FittedPassages[_P]:
+    """The passages (best first) whose turn ``compose(chosen)`` still ``fits``: each one whole if it fits, else
+    the longest cut of it ``shorten(passage, fraction)`` gives that fits (and no more after it: the context is
+    full), else left out. Bounded: at most 7 ``fits`` calls per passage. With none fitting, none are used."""
+    chosen: list[_P] = []
+    shortened = 0
+    for passage in passages:
+        if fits(compose([*chosen, passage])):
+            chosen.append(passage)
+            continue
+        short = _longest_cut(chosen, passage, compose, fits, shorten) if shorten is not None else None
+        if short is not None:
+            chosen.append(short)
+            shortened += 1
+            break
+    return FittedPassages(chosen, len(chosen), len(passages), shortened)
+
+
+def _longest_cut(
+    chosen: list[_P],
+    passage: _P,
+    compose: Callable[[Sequence[_P]], str],
+    fits: Callable[[str], bool],
+    shorten: Callable[[_P, float], _P | None],
+) -> _P | None:
+    """The longest cut of ``passage`` that fits (bisecting: 6 tries, a cut within 1/64 of the passage)."""
+    best: _P | None = None
+    low, high = 0.0, 1.0
+    for _ in range(6):
+        middle = (low + high) / 2
+        short = shorten(passage, middle)
+        if short is not None and fits(compose([*chosen, short])):
+            best, low = short, middle
+        else:
+            high = middle
+    return best
 
 
 def context_exceeded(prompt_tokens: int, budget: int, max_tokens: int, reserve: int) -> ContextLengthExceededError:
@@ -333,6 +336,7 @@ __all__ = [
     "FittedPassages",
     "FittedPrompt",
     "PromptBuilder",
+    "choose_passages",
     "order_passages",
     "safe_draft",
 ]
