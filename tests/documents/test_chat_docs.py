@@ -103,3 +103,16 @@ def test_citations_pick_the_sources_the_reply_names() -> None:
     assert [s.number for s in cited("As [2] says, yes.", sources)] == [2]
     assert [s.number for s in cited("No citation at all.", sources)] == [1, 2]
     assert sources_line(sources) == "Sources: [1] x.pdf p. 2; [2] y.md"
+
+
+def test_the_window_s_chat_takes_the_instruction_its_passages_share_has_room_for(tmp_path: Path) -> None:
+    from localmind.documents.chat import DocumentsChat
+    from localmind.documents.prompting import SHORT_INSTRUCTION
+
+    chat = DocumentsChat(Library(DocumentIndex(tmp_path / "index.sqlite3")), lambda _id, _stats: None)
+    chat.enabled = True
+    assert chat.system("Be brief.", []) == f"Be brief.\n\n{DOCS_INSTRUCTION}"  # no limit set: the full one
+    chat.fits = lambda text: len(text) <= 60  # a small model's share
+    assert chat.system("Be brief.", []) == f"Be brief.\n\n{SHORT_INSTRUCTION}"
+    chat.fits = lambda text: False
+    assert chat.system("Be brief.", []) == "Be brief."

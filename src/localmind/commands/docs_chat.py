@@ -13,6 +13,7 @@ from localmind.documents.prompting import (
     cited,
     instruction_for,
     sources_line,
+    with_instruction,
 )
 from localmind.engine.prompt_builder import ContextWindow
 from localmind.engine.types import ChatMessage, GenerationOptions, LoadInfo
@@ -46,9 +47,16 @@ class DocumentsTurns:
     def system(self, history: list[ChatMessage]) -> list[ChatMessage]:
         base = history[0].content if history and history[0].role == "system" else ""
         rest = history[1:] if history and history[0].role == "system" else history
-        count = lambda text: int(self.engine.count_tokens([ChatMessage("system", text)]))  # noqa: E731
-        system = instruction_for(base, count, self.budget)
+        base_tokens = self._count_system(base) if base.strip() else 0
+
+        def fits(instruction: str) -> bool:  # at most a quarter of the context
+            return self._count_system(with_instruction(base, instruction)) - base_tokens <= self.budget // 4
+
+        system = instruction_for(base, fits)
         return [ChatMessage("system", system), *rest] if system else rest
+
+    def _count_system(self, text: str) -> int:
+        return int(self.engine.count_tokens([ChatMessage("system", text)]))
 
     def prompt(self, history: list[ChatMessage], question: str) -> str:
         passages = self.library.search(question, collections=self.collections)

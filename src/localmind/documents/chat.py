@@ -17,7 +17,7 @@ from typing import Any
 
 from localmind.core.conversations import Message
 from localmind.documents.library import Library
-from localmind.documents.prompting import ConversationSources, Source, cited, with_instruction
+from localmind.documents.prompting import ConversationSources, Source, cited, instruction_for
 from localmind.documents.search import Passage
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class DocumentsChat:
     # -- what the model reads -------------------------------------------------------------------------------
     def system(self, system_prompt: str, messages: list[Message]) -> str:
         if self.enabled or any((m.stats or {}).get(PROMPT_KEY) for m in messages):
-            return with_instruction(system_prompt)
+            return instruction_for(system_prompt, self.fits)  # a small context gets a short one, or none
         return system_prompt
 
     @staticmethod

@@ -24,9 +24,8 @@ DOCS_INSTRUCTION = (
     "cite each passage you use by its number in brackets, e.g. [1]. If the passages do not contain the answer, say "
     "that the user's documents do not cover it, then answer from general knowledge if you can."
 )
-# For a context too small for DOCS_INSTRUCTION (it would take more than a quarter of it).
+# For a context too small for DOCS_INSTRUCTION.
 SHORT_INSTRUCTION = "Cite the passages you use by number, like [1]."
-INSTRUCTION_SHARE = 4
 NO_MATCH_NOTE = "(No passages in the user's documents match this question. Say so if the answer depends on them.)"
 PASSAGES_HEADER = "Passages from my documents:"
 QUESTION_HEADER = "My question:"
@@ -164,15 +163,14 @@ def with_instruction(system_prompt: str, instruction: str = DOCS_INSTRUCTION) ->
     return f"{system_prompt.rstrip()}\n\n{instruction}" if system_prompt.strip() else instruction
 
 
-def instruction_for(system_prompt: str, count: Callable[[str], int], budget: int) -> str:
+def instruction_for(system_prompt: str, fits: Callable[[str], bool] | None) -> str:
     """The system part with the instruction that fits the context: the full one, a short one, or none, whichever
-    first takes at most a quarter of ``budget`` (``count(system text)`` in tokens). Chosen once per conversation:
-    the system part stays the same from turn to turn (the KV cache's reuse depends on it)."""
-    base = count(system_prompt) if system_prompt.strip() else 0
+    ``fits(instruction)`` first (the terminal: at most a quarter of the context; the window: its passages' share).
+    The same for a whole conversation: the system part stays the same from turn to turn (the KV cache's reuse
+    depends on it)."""
     for instruction in (DOCS_INSTRUCTION, SHORT_INSTRUCTION):
-        text = with_instruction(system_prompt, instruction)
-        if count(text) - base <= budget // INSTRUCTION_SHARE:
-            return text
+        if fits is None or fits(instruction):
+            return with_instruction(system_prompt, instruction)
     return system_prompt
 
 
