@@ -96,7 +96,7 @@ def test_a_symbolic_sequence_dimension_is_refused_by_onnxruntime(
     tiny_model: Path, tmp_path: Path, prompt: list[int]
 ) -> None:
     trimmed = last_row_only(tiny_model, tmp_path / "symbolic", static=False)
-    with pytest.raises(Exception, match="pre-allocated|has shape"):
+    with pytest.raises(Exception, match=r"pre-allocated|has shape"):
         read(trimmed, [prompt])
 
 
