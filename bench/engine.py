@@ -213,7 +213,7 @@ def as_users_run_it(model_dir: str, runs: int, new_tokens: int, threads: int, bu
             return timed_turn(child, messages, options)
         if name == "in_process":
             return timed_turn(local, messages, options)
-        return bare_og_sampled(local._model, og, ids, options, budget)
+        return bare_og_sampled(local.kv.model, og, ids, options, budget)
 
     results: dict[str, Any] = {}
     try:
