@@ -111,20 +111,20 @@ def compare_decode(model_dir: str, runs: int, new_tokens: int, threads: int, bud
     engine.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
     # The bare loop runs on the engine's own og.Model: a second copy loaded later ran up to 8% faster
     # (memory placement), which would measure load order rather than the loops.
-    bare_model = engine._model
-    tokenizer = engine._tokenizer
+    bare_model = engine.kv.model
+    tokenizer = engine.prompts.tokenizer
     results: dict[str, Any] = {}
     for size in (100, 1000):
         text = text_of_tokens(engine, size)
         messages = [ChatMessage("user", text)]
-        prompt = engine._render(messages)
+        prompt = engine.prompts.render(messages)
         ids = np.asarray(tokenizer.encode(prompt), dtype=np.int32)
         ours: list[TurnFinished] = []
         bare: list[tuple[float, float]] = []
         localmind_turn(engine, messages, 8)  # warm up both paths once
         bare_og_turn(bare_model, og, ids, 8, budget)
         for _ in range(runs):
-            engine._rewind(0, 0)  # a fresh prefill each run, like the bare loop
+            engine.kv.rewind(0, 0)  # a fresh prefill each run, like the bare loop
             ours.append(localmind_turn(engine, messages, new_tokens))
             bare.append(bare_og_turn(bare_model, og, ids, new_tokens, budget))
         ttft_ours = statistics.median(f.stats.time_to_first_token_s for f in ours)
@@ -213,7 +213,7 @@ def as_users_run_it(model_dir: str, runs: int, new_tokens: int, threads: int, bu
             return timed_turn(child, messages, options)
         if name == "in_process":
             return timed_turn(local, messages, options)
-        return bare_og_sampled(local._model, og, ids, options, budget)
+        return bare_og_sampled(local.kv.model, og, ids, options, budget)
 
     results: dict[str, Any] = {}
     try:
@@ -222,7 +222,7 @@ def as_users_run_it(model_dir: str, runs: int, new_tokens: int, threads: int, bu
             prompt_tokens = 0
             for run in range(runs + 1):  # run 0 warms every path up and is not counted
                 messages = [ChatMessage("user", text_of_tokens(local, size, seed=1000 * size + run))]
-                ids = np.asarray(local._tokenizer.encode(local._render(messages)), dtype=np.int32)
+                ids = np.asarray(local.prompts.tokenizer.encode(local.prompts.render(messages)), dtype=np.int32)
                 prompt_tokens = int(ids.size)
                 # Alternate the order (forwards, then backwards): on a noisy machine a fixed order measures drift.
                 for name in names if run % 2 == 0 else tuple(reversed(names)):
@@ -267,11 +267,11 @@ def turns_with_and_without_reuse(model_dir: str, threads: int, budget: int, turn
     for turn in range(turns):
         messages.append(ChatMessage("user", text_of_tokens(engine, 60, seed=turn)))
         # Full re-prefill of the same history (what an app without KV reuse does every turn).
-        saved = engine._cache, engine._generator
-        engine._rewind(0, 0)
+        saved = engine.kv.record, engine.kv.generator
+        engine.kv.rewind(0, 0)
         fin = localmind_turn(engine, messages, reply_tokens)
         fresh.append(fin.stats.time_to_first_token_s)
-        engine._cache, engine._generator = saved
+        engine.kv.record, engine.kv.generator = saved
         # The same turn with the cache kept from the previous turn.
         reply_text: list[str] = []
         finished = None

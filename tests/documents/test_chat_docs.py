@@ -58,9 +58,41 @@ def test_passages_that_do_not_fit_the_budget_are_left_out(corpus: Path, tiny_mod
     engine = LocalEngine()
     info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2048))
     docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=512))
-    docs.budget = engine.count_tokens([ChatMessage("user", "x")]) + docs.reserve + 5  # room for almost nothing
-    prompt = docs.prompt([], "Kestrel Ridge rain gauge")
-    assert prompt.startswith(NO_MATCH_NOTE)
+    question = "Kestrel Ridge rain gauge"
+    docs.budget = engine.count_tokens([ChatMessage("user", f"My question: {question}")]) + docs.reserve + 3
+    prompt = docs.prompt([], question)  # room for the question only: not even a passage's label fits
+    assert prompt == question and docs.left_out > 0  # the question alone, never refused for the passages
+    assert docs.sources_line("") == f"Sources: no passages fit the context ({docs.left_out} found)"
+    engine.close()
+
+
+def test_a_passage_too_long_for_what_is_left_is_shortened(corpus: Path, tiny_model: Path, tmp_path: Path) -> None:
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    library.add([corpus])
+    engine = LocalEngine()
+    info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=2048))
+    docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=32))
+    question = "What did the Kestrel Ridge rain gauge record?"
+    whole = docs.prompt([], question)
+    full = engine.count_tokens([ChatMessage("user", whole)])
+    docs = DocumentsTurns(library, "", engine, info, GenerationOptions(max_new_tokens=32))
+    docs.budget = full + docs.reserve - 20  # the passages less a few words
+    cut = docs.prompt([], question)
+    assert " …\n\nMy question: " in cut and cut.endswith(question) and len(cut) < len(whole)
+    assert engine.count_tokens([ChatMessage("user", cut)]) + docs.reserve <= docs.budget
+    engine.close()
+
+
+def test_a_small_context_gets_a_short_instruction_or_none(tiny_model: Path, tmp_path: Path) -> None:
+    from localmind.documents.prompting import SHORT_INSTRUCTION
+
+    engine = LocalEngine()
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    for budget, expected in ((2048, DOCS_INSTRUCTION), (256, SHORT_INSTRUCTION), (64, None)):
+        info = engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=budget))
+        docs = DocumentsTurns(library, "", engine, info, GenerationOptions())
+        history = docs.system([ChatMessage("system", "Be brief.")])
+        assert history[0].content == (f"Be brief.\n\n{expected}" if expected else "Be brief.")
     engine.close()
 
 
@@ -71,3 +103,16 @@ def test_citations_pick_the_sources_the_reply_names() -> None:
     assert [s.number for s in cited("As [2] says, yes.", sources)] == [2]
     assert [s.number for s in cited("No citation at all.", sources)] == [1, 2]
     assert sources_line(sources) == "Sources: [1] x.pdf p. 2; [2] y.md"
+
+
+def test_the_window_s_chat_takes_the_instruction_its_passages_share_has_room_for(tmp_path: Path) -> None:
+    from localmind.documents.chat import DocumentsChat
+    from localmind.documents.prompting import SHORT_INSTRUCTION
+
+    chat = DocumentsChat(Library(DocumentIndex(tmp_path / "index.sqlite3")), lambda _id, _stats: None)
+    chat.enabled = True
+    assert chat.system("Be brief.", []) == f"Be brief.\n\n{DOCS_INSTRUCTION}"  # no limit set: the full one
+    chat.fits = lambda text: len(text) <= 60  # a small model's share
+    assert chat.system("Be brief.", []) == f"Be brief.\n\n{SHORT_INSTRUCTION}"
+    chat.fits = lambda text: False
+    assert chat.system("Be brief.", []) == "Be brief."

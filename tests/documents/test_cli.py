@@ -74,6 +74,28 @@ def test_chat_with_docs_prints_the_sources(corpus: Path, tiny_model: Path, capsy
     assert out.rstrip().splitlines()[-1] == "Sources: no matching passages"
 
 
+def test_chat_with_docs_in_a_256_token_context_answers_with_the_passages_that_fit(
+    corpus: Path, tiny_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 19: the passages (and the instruction to cite them) overflowed a small context, and a short question
+    was refused as "This message is too long … needs 393 tokens". They are fitted to what is left now."""
+    run(capsys, "docs", "add", str(corpus))
+    code, out, err = run(
+        capsys, "chat", "--model", str(tiny_model), "--context", "256", "--docs", "--temperature", "0",
+        "--max-new-tokens", "20", "--prompt", "What did the Kestrel Ridge rain gauge record?",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "too long" not in err
+    assert out.rstrip().splitlines()[-1].startswith("Sources: [1] field-notes.pdf p. 3")
+    # With the reply's room as large as the engine keeps it (a quarter of the context), still an answer.
+    code, out, err = run(
+        capsys, "chat", "--model", str(tiny_model), "--context", "128", "--docs", "--temperature", "0",
+        "--max-new-tokens", "1024", "--prompt", "What did the Kestrel Ridge rain gauge record?",
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1] == "Sources: no passages fit the context (1 found)"  # says what was used
+
+
 def test_chat_with_docs_and_nothing_indexed_says_how_to_add(
     tiny_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

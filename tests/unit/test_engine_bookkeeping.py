@@ -56,17 +56,17 @@ def test_an_interrupt_between_og_and_the_record_is_noticed(tiny_model: Path, at_
     chat = [ChatMessage("user", "Tell me a story about a cat.")]
     reply, _ = run(engine, chat)
     chat += [ChatMessage("assistant", reply), ChatMessage("user", "hello")]
-    engine._generator = _InterruptOnce(engine._generator, at_append)
+    engine.kv.generator = _InterruptOnce(engine.kv.generator, at_append)
     with pytest.raises(KeyboardInterrupt):  # Ctrl+C: the terminal keeps the question with an empty answer
         run(engine, chat)
-    engine._generator = engine._generator._real
-    assert int(engine._generator.token_count()) != len(engine._cache.tokens)  # what the interrupt leaves
+    engine.kv.generator = engine.kv.generator._real
+    assert int(engine.kv.generator.token_count()) != len(engine.kv.record.tokens)  # what the interrupt leaves
     chat += [ChatMessage("assistant", ""), ChatMessage("user", "hello hi how are you")]
     reply, finished = run(engine, chat)
     assert finished.reason is FinishReason.END_OF_TURN
     assert reply == fresh_reply(tiny_model, chat)
-    assert int(engine._generator.token_count()) == len(engine._cache.tokens)
-    assert [int(t) for t in engine._generator.get_sequence(0)] == engine._cache.tokens
+    assert int(engine.kv.generator.token_count()) == len(engine.kv.record.tokens)
+    assert [int(t) for t in engine.kv.generator.get_sequence(0)] == engine.kv.record.tokens
 
 
 class _BosOnEveryEncode:
@@ -102,9 +102,9 @@ def test_a_tokenizer_that_adds_bos_to_every_encode_gives_one_bos_at_the_start(
         assert finished.reason is FinishReason.END_OF_TURN
         chat += [ChatMessage("assistant", reply), ChatMessage("user", question)]
     run(engine, chat)
-    tokens = engine._cache.tokens
+    tokens = engine.kv.record.tokens
     assert tokens[0] == bos and bos not in tokens[1:]
     # The prompt part is exactly one encode of the whole conversation (what a fresh prefill reads).
-    prompt_end = engine._cache.token_marks[-2]
-    assert tokens[:prompt_end] == [int(t) for t in engine._tokenizer.encode(engine._render(chat))]
-    assert [int(t) for t in engine._generator.get_sequence(0)] == tokens
+    prompt_end = engine.kv.record.token_marks[-2]
+    assert tokens[:prompt_end] == [int(t) for t in engine.prompts.tokenizer.encode(engine.prompts.render(chat))]
+    assert [int(t) for t in engine.kv.generator.get_sequence(0)] == tokens

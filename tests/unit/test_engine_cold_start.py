@@ -160,7 +160,7 @@ def test_the_context_budget_is_og_s_kv_buffer(tiny_model: Path, og_lengths: list
     assert _tiny_reply(_reply(list(engine.generate([ChatMessage("user", "hi")], GREEDY))))
     assert og_lengths == [300]  # the reserved buffer served the turn: no second Generator
     # og holds exactly that much: one token more than the budget is refused by og itself.
-    generator = engine._generator
+    generator = engine.kv.generator
     with pytest.raises(Exception, match=r"max length \(300\)"):
         generator.append_tokens(np.zeros(300, dtype=np.int32))
 

@@ -158,12 +158,15 @@ class ChunkCountingEngine(LocalEngine):
         super().__init__()
         self.appends = 0
         self.cancel_after = cancel_after_appends
+        real_append = self.kv.append
 
-    def _append(self, tokens: list[int]) -> None:
-        super()._append(tokens)
-        self.appends += 1
-        if self.appends == self.cancel_after:
-            self.cancel()
+        def append(tokens: list[int]) -> None:
+            real_append(tokens)
+            self.appends += 1
+            if self.appends == self.cancel_after:
+                self.cancel()
+
+        self.kv.append = append  # type: ignore[method-assign]
 
 
 def test_cancel_during_prefill_stops_within_one_chunk(tiny_model: Path, tok: Tokenizer) -> None:
@@ -250,7 +253,7 @@ def test_generation_stops_at_the_budget(tiny_model: Path, tok: Tokenizer) -> Non
     reply = len(tok.encode(expected(tok, msgs)).ids)
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu", context_budget=64))
-    engine._budget = n + reply // 2  # a budget the reply cannot fit in (the loader's minimum is 64)
+    engine.window.budget = n + reply // 2  # a budget the reply cannot fit in (the loader's minimum is 64)
     engine.min_reply_reserve = 2
     deltas, fin = run(engine, msgs)
     assert fin.reason is FinishReason.LENGTH

@@ -40,7 +40,7 @@ def engine(tiny_model: Path) -> LocalEngine:
 def fresh(tiny_model: Path, messages: list[ChatMessage]) -> tuple[str, list[int]]:
     e = LocalEngine()
     e.load(str(tiny_model), LoadOptions(device="cpu"))
-    return run(e, messages)[0], list(e._cache.tokens)
+    return run(e, messages)[0], list(e.kv.record.tokens)
 
 
 def typed(engine: LocalEngine, history: list[ChatMessage], text: str, step: int = 7) -> None:
@@ -54,7 +54,7 @@ def check_send(engine: LocalEngine, tiny_model: Path, history: list[ChatMessage]
     reply, finished = run(engine, messages)
     expected_reply, expected_tokens = fresh(tiny_model, messages)
     assert reply == expected_reply
-    assert engine._cache.tokens == expected_tokens
+    assert engine.kv.record.tokens == expected_tokens
     assert finished.reason is FinishReason.END_OF_TURN
     return finished
 
@@ -127,14 +127,14 @@ def test_a_send_preempts_type_ahead_within_one_chunk(tiny_model: Path) -> None:
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu"))
     appended: list[int] = []
-    real_append = engine._append
+    real_append = engine.kv.append
 
     def slow_append(tokens: list[int]) -> None:
         time.sleep(0.02)  # a slow model: each chunk takes a while
         real_append(tokens)
         appended.append(len(tokens))
 
-    engine._append = slow_append  # type: ignore[method-assign]
+    engine.kv.append = slow_append  # type: ignore[method-assign]
     pasted = "The quick brown fox jumps over the lazy dog. " * 40
     worker = threading.Thread(target=engine.prefill, args=(HISTORY, pasted))
     worker.start()
@@ -154,13 +154,13 @@ def test_a_typed_message_is_read_in_small_chunks_and_a_paste_in_large_ones(tiny_
     engine = LocalEngine()
     engine.load(str(tiny_model), LoadOptions(device="cpu"))
     appended: list[int] = []
-    real_append = engine._append
+    real_append = engine.kv.append
 
     def counting_append(tokens: list[int]) -> None:
         real_append(tokens)
         appended.append(len(tokens))
 
-    engine._append = counting_append  # type: ignore[method-assign]
+    engine.kv.append = counting_append  # type: ignore[method-assign]
     pasted = "The quick brown fox jumps over the lazy dog. " * 60
     engine.prefill(HISTORY, pasted)
     assert max(appended) == 128  # the loader's prefill chunk
@@ -169,7 +169,7 @@ def test_a_typed_message_is_read_in_small_chunks_and_a_paste_in_large_ones(tiny_
     engine.prefill(HISTORY, pasted + "and then a few more typed words ")
     assert appended and max(appended) <= 16
     check_send(engine, tiny_model, HISTORY, pasted + "and then a few more typed words")
-    engine._append = real_append  # type: ignore[method-assign]
+    engine.kv.append = real_append  # type: ignore[method-assign]
     check_send(engine, tiny_model, HISTORY, pasted)
 
 
@@ -198,7 +198,7 @@ def test_the_kept_prediction_samples_as_a_fresh_read_does(tiny_model: Path, pres
     cold.load(str(tiny_model), LoadOptions(device="cpu"))
     expected, cold_finished = run_turn(cold, messages, options)
     assert cold_finished.stats.reused_tokens == 0
-    assert reply == expected and ahead._cache.tokens == cold._cache.tokens
+    assert reply == expected and ahead.kv.record.tokens == cold.kv.record.tokens
 
 
 def test_kept_logits_are_forgotten_once_the_draft_changes(engine: LocalEngine, tiny_model: Path) -> None:

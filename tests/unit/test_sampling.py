@@ -59,3 +59,14 @@ def test_repetition_penalty_lowers_seen_tokens() -> None:
     x = np.array([2.0, -2.0, 1.0], dtype=np.float32)
     Sampler(GenerationOptions(repetition_penalty=2.0)).apply_repetition_penalty(x, [0, 1, 99])
     assert x.tolist() == [1.0, -4.0, 1.0]
+
+
+def test_a_tiny_positive_temperature_is_greedy_not_nan() -> None:
+    """5e-324 (the smallest float) divided the logits into inf, and inf - inf gave "Probabilities contain NaN"."""
+    x = logits()
+    for temperature in (5e-324, 1e-300, 1e-8, 1e-5):
+        options = GenerationOptions(temperature=temperature, top_k=0, top_p=1.0, seed=1)
+        assert Sampler(options).choose(x) == int(np.argmax(x))
+    # A small temperature above the floor still samples from the scaled distribution (here: still the argmax,
+    # its lead over the next logit is thousands of times the temperature).
+    assert Sampler(GenerationOptions(temperature=1e-3, seed=1)).choose(x) == int(np.argmax(x))

@@ -17,10 +17,12 @@ from typing import Any
 
 from localmind.core.conversations import Message
 from localmind.documents.library import Library
-from localmind.documents.prompting import ConversationSources, Source, cited, with_instruction
+from localmind.documents.prompting import ConversationSources, Source, cited, instruction_for
 from localmind.documents.search import Passage
 
 log = logging.getLogger(__name__)
+
+FOUND_KEY, SHORTENED_KEY = "passages_found", "passages_shortened"
 
 SOURCE_SCHEME = "localmind-source"
 PROMPT_KEY, QUESTION_KEY, SOURCES_KEY, SOURCES_AT_KEY = (
@@ -48,7 +50,7 @@ class DocumentsChat:
     # -- what the model reads -------------------------------------------------------------------------------
     def system(self, system_prompt: str, messages: list[Message]) -> str:
         if self.enabled or any((m.stats or {}).get(PROMPT_KEY) for m in messages):
-            return with_instruction(system_prompt)
+            return instruction_for(system_prompt, self.fits)  # a small context gets a short one, or none
         return system_prompt
 
     @staticmethod
@@ -108,6 +110,8 @@ class DocumentsChat:
         chunk_ids = {(p.file, p.page, p.text): p.chunk_id for p in passages}
         sources = [{**s.as_json(), "chunk_id": chunk_ids.get((s.file, s.page, s.text))} for s in turn.sources]
         new_stats = {**stats, PROMPT_KEY: turn.prompt, QUESTION_KEY: question.content, SOURCES_KEY: sources}
+        if turn.left_out or turn.shortened:  # how many of the passages found the context had room for
+            new_stats[FOUND_KEY], new_stats[SHORTENED_KEY] = turn.found, turn.shortened
         self.save_stats(question.id, new_stats)
         self.last_turn = turn.sources
         updated = replace(question, stats=new_stats)

@@ -9,6 +9,10 @@ import numpy.typing as npt
 
 from localmind.engine.types import GenerationOptions
 
+# Below this a temperature is greedy: dividing logits by it overflows float64 to inf (5e-324 gave inf - inf = NaN
+# probabilities), and long before that every token but the most likely has a probability of exactly 0 anyway.
+GREEDY_BELOW = 1e-4
+
 
 class Sampler:
     def __init__(self, options: GenerationOptions) -> None:
@@ -31,7 +35,7 @@ class Sampler:
 
     def choose(self, logits: npt.NDArray[np.float32]) -> int:
         opts = self.options
-        if opts.temperature <= 0.0 or opts.top_k == 1:
+        if opts.temperature < GREEDY_BELOW or opts.top_k == 1:
             return int(np.argmax(logits))
         scaled = logits.astype(np.float64) / opts.temperature
         candidates = np.arange(scaled.shape[0])

@@ -35,6 +35,9 @@ class GenerationOptions:
     # The reply must be JSON valid against this JSON schema (its text): og's constrained decoding masks every
     # token the schema does not allow. min_new_tokens does not apply to such a turn.
     json_schema: str | None = None
+    # A conversation longer than the context: drop its oldest messages (the window's policy; the turn's stats say
+    # how many) or, when False, refuse it with ContextLengthExceededError (an API client must be told).
+    drop_oldest: bool = True
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
@@ -144,6 +147,16 @@ class ModelLoadError(TranslatableError):
 
 class PromptTooLongError(EngineError):
     """A single message does not fit in the context budget."""
+
+
+class ContextLengthExceededError(PromptTooLongError):
+    """The conversation does not fit the context with room for the reply, and dropping its oldest messages was
+    not allowed (``GenerationOptions.drop_oldest=False``). The counts are for the API's 400 answer."""
+
+    prompt_tokens: int = 0  # the whole conversation's prompt
+    max_context: int = 0  # the context budget
+    max_tokens: int = 0  # the reply's maximum length asked for
+    reply_reserve: int = 0  # the room the engine keeps for the reply (at most max_tokens)
 
 
 class GrammarError(EngineError):

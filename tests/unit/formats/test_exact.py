@@ -49,8 +49,8 @@ def original_graph(engine: LocalEngine) -> Path:
     For 4-bit graphs: with accuracy_level=4 set and nothing else, since that attribute alone changes the
     numbers (int8 activations) and the engine's graph has it too; what is compared is the attention rewrite.
     """
-    assert engine._folder is not None
-    record = json.loads((engine._folder.path / "localmind-generated.json").read_text(encoding="utf-8"))
+    assert engine.folder is not None
+    record = json.loads((engine.folder.path / "localmind-generated.json").read_text(encoding="utf-8"))
     source = Path(record["source"]) / record["decoder"]
     if source not in _REFERENCES:
         out = Path(tempfile.mkdtemp(prefix="lm-reference-")) / source.name
@@ -62,14 +62,14 @@ def original_graph(engine: LocalEngine) -> Path:
 def expected(engine: LocalEngine, finished: TurnFinished, graph: Path | None = None) -> tuple[str, list[int]]:
     """What onnxruntime alone generates from the prompt tokens this turn ran on (a fresh run, no cache),
     on the export's ORIGINAL graph (unfused attention, concatenated KV) unless ``graph`` says otherwise."""
-    assert engine.info is not None and engine._folder is not None
-    prompt = engine._cache.tokens[: finished.stats.prompt_tokens]
+    assert engine.info is not None and engine.folder is not None
+    prompt = engine.kv.record.tokens[: finished.stats.prompt_tokens]
     assert len(prompt) == finished.stats.prompt_tokens
     tokens = ort_reference.greedy(
-        graph or original_graph(engine), prompt, GREEDY.max_new_tokens, engine._eos, GREEDY.min_new_tokens
+        graph or original_graph(engine), prompt, GREEDY.max_new_tokens, engine.runner.eos, GREEDY.min_new_tokens
     )
     # Decoded as the engine streams it (random tokens are often partial UTF-8, which a whole decode treats apart).
-    stream = engine._tokenizer.create_stream()
+    stream = engine.prompts.tokenizer.create_stream()
     return "".join(stream.decode(t) for t in tokens), tokens
 
 
@@ -77,8 +77,8 @@ def expected(engine: LocalEngine, finished: TurnFinished, graph: Path | None = N
 def test_first_turn_matches_onnxruntime(community: Path, variant: str) -> None:
     engine = load(community, variant)
     assert engine.info is not None and engine.info.model_name.endswith(f"({variant})")
-    assert engine._folder is not None
-    fused = "GroupQueryAttention" in genai_config.read_graph_io(engine._folder.onnx_file).op_types
+    assert engine.folder is not None
+    fused = "GroupQueryAttention" in genai_config.read_graph_io(engine.folder.onnx_file).op_types
     assert fused is (variant != "fp16")  # fp16 KV: the attention stays as exported
     reply, finished = turn(engine, [ChatMessage("user", "Hello there! How are you today?")])
     assert finished.reason in (FinishReason.END_OF_TURN, FinishReason.LENGTH)
@@ -91,8 +91,8 @@ def test_first_turn_matches_onnxruntime(community: Path, variant: str) -> None:
 @pytest.mark.parametrize("variant", ["fp32", "q4"])
 def test_reuse_regenerate_cancel_and_edit_match_a_fresh_onnxruntime_run(community: Path, variant: str) -> None:
     engine = load(community, variant, chunk=8)
-    assert engine._folder is not None
-    assert "GroupQueryAttention" in genai_config.read_graph_io(engine._folder.onnx_file).op_types
+    assert engine.folder is not None
+    assert "GroupQueryAttention" in genai_config.read_graph_io(engine.folder.onnx_file).op_types
     history = [ChatMessage("system", "You are terse."), ChatMessage("user", "hello there")]
     reply, finished = turn(engine, history)
     assert reply == expected(engine, finished)[0]

@@ -160,9 +160,9 @@ def test_a_graph_that_does_not_match_keeps_its_attention_and_still_runs_exact(tm
     engine.load(str(user), LoadOptions(device="cpu", variant="fp32", context_budget=256))
     options = GenerationOptions(temperature=0, repetition_penalty=1.0, max_new_tokens=10, min_new_tokens=10)
     text = "".join(e.text for e in engine.generate([ChatMessage("user", "hi")], options) if isinstance(e, TextDelta))
-    prompt = engine._cache.tokens[: len(engine._encode(engine._render([ChatMessage("user", "hi")])))]
-    tokens = ort_reference.greedy(user / "onnx" / "model.onnx", prompt, 10, engine._eos, 10)
-    stream = engine._tokenizer.create_stream()
+    prompt = engine.kv.record.tokens[: len(engine.prompts.encode(engine.prompts.render([ChatMessage("user", "hi")])))]
+    tokens = ort_reference.greedy(user / "onnx" / "model.onnx", prompt, 10, engine.runner.eos, 10)
+    stream = engine.prompts.tokenizer.create_stream()
     assert text == "".join(stream.decode(t) for t in tokens)
     engine.close()
 

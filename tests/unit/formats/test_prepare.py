@@ -194,7 +194,7 @@ def test_a_tuned_graph_with_external_data_runs_token_exact(external_data_folder:
     before = snapshot(external_data_folder)
     engine = LocalEngine()
     engine.load(str(external_data_folder), LoadOptions(device="cpu", variant="q4", context_budget=256))
-    folder = engine._folder
+    folder = engine.folder
     assert folder is not None
     data = folder.onnx_file.with_name("model_q4.onnx_data")
     # onnxruntime refuses a symlink that leads out of the graph's folder: the weights are a hard link.
@@ -203,9 +203,9 @@ def test_a_tuned_graph_with_external_data_runs_token_exact(external_data_folder:
     )
     options = GenerationOptions(temperature=0, repetition_penalty=1.0, max_new_tokens=12, min_new_tokens=12)
     text = "".join(e.text for e in engine.generate([ChatMessage("user", "hi")], options) if isinstance(e, TextDelta))
-    prompt = engine._cache.tokens[: len(engine._encode(engine._render([ChatMessage("user", "hi")])))]
-    tokens = ort_reference.greedy(folder.onnx_file, prompt, 12, engine._eos, 12)
-    stream = engine._tokenizer.create_stream()
+    prompt = engine.kv.record.tokens[: len(engine.prompts.encode(engine.prompts.render([ChatMessage("user", "hi")])))]
+    tokens = ort_reference.greedy(folder.onnx_file, prompt, 12, engine.runner.eos, 12)
+    stream = engine.prompts.tokenizer.create_stream()
     assert text == "".join(stream.decode(t) for t in tokens)
     assert snapshot(external_data_folder) == before
 
