@@ -18,6 +18,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from localmind.ui import fit
+
 THEMES = ("system", "light", "dark")
 
 
@@ -293,6 +295,7 @@ class ThemeManager(QObject):
         self._applying = False
         app.setStyle("Fusion")
         app.setFont(_base_font())
+        fit.install(app)  # part of every window's look: each dialog fits the screen it opens on
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_os_scheme_changed)
 
     @classmethod
