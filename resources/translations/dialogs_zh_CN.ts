@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AnswerAnnouncer</name>
+    <message>
+        <source>Answer finished: {text}</source>
+        <translation>回答完毕：{text}</translation>
+    </message>
+    <message>
+        <source>Answer finished.</source>
+        <translation>回答完毕。</translation>
+    </message>
+</context>
+<context>
     <name>AppSettingsTab</name>
     <message>
         <source>Appearance</source>
@@ -225,6 +236,20 @@
     <message>
         <source>Above 1 discourages repeating the same words.</source>
         <translation>大于 1 时会抑制重复相同的词语。</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsFeature</name>
+    <message>
+        <source>Documents</source>
+        <translation>文档</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Welcome</source>
+        <translation>欢迎</translation>
     </message>
 </context>
 </TS>

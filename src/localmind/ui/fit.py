@@ -88,6 +88,8 @@ def scroll_body(dialog: QDialog) -> QScrollArea | None:
     area.setObjectName("DialogScroll")
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidgetResizable(True)
+    # Tab goes through the body's controls (the area scrolls to each); the area itself is no stop of its own.
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     area.setWidget(body)
     layout.addWidget(area, 1)
     for item, _stretch in items[buttons_from:]:
