@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.atspi import accessibility_bus, app_env, read_tree
-from tests.helpers.xwindow import REPO, wait_until, x_display
+from tests.helpers.xwindow import REPO, XDisplay, wait_until, x_display
 from tests.helpers.xwindow import _stop as stop_process
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
@@ -28,8 +28,10 @@ PAGES = ("main", "settings-chat", "settings-advanced", "settings-app", "settings
 
 
 class SteppedApp:
-    def __init__(self, proc: subprocess.Popen[bytes], control: Path, env: dict[str, str], log: Path) -> None:
-        self.proc, self.control, self.env, self.log = proc, control, env, log
+    def __init__(
+        self, proc: subprocess.Popen[bytes], control: Path, env: dict[str, str], log: Path, x: XDisplay
+    ) -> None:
+        self.proc, self.control, self.env, self.log, self.x = proc, control, env, log, x
         self.pid = int(wait_until(self._ready, 90, "the app to start"))
 
     def _ready(self) -> str | None:
@@ -78,7 +80,7 @@ def stepped(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
             start_new_session=True,
         )
         stack.callback(stop_process, proc)
-        return SteppedApp(proc, control, env, log)
+        return SteppedApp(proc, control, env, log, display)
 
     with contextlib.ExitStack() as stack:
         yield start
@@ -131,3 +133,39 @@ def test_a_finished_answer_is_announced_where_screen_readers_look(stepped: Any, 
     assert answers, "no answer was stored"
     said = announced[0]["description"].removeprefix("Answer finished: ")
     assert said.rstrip("…")[:40] == " ".join(answers[-1].split())[:40]
+
+
+@pytest.mark.timeout(400)
+def test_settings_works_from_the_keyboard_alone(stepped: Any) -> None:
+    """Real Tab key presses (xdotool) move the focus through every control of Settings' first tab, each named where
+    a screen reader reads it; Escape closes the dialog."""
+    app = stepped()
+    app.step("settings-chat")
+    wanted = {
+        "Instructions for the assistant",
+        "Precise",
+        "Balanced",
+        "Creative",
+        "Longest answer",
+        "Advanced",
+        "Reset to defaults",
+        "Use for new chats",
+        "OK",
+        "Cancel",
+        "This chat",  # the tab bar: arrows switch tabs
+    }
+    visited: list[str] = []
+    for _ in range(len(wanted) + 6):
+        app.x.key("Tab")
+        time.sleep(0.3)
+        focused = [n for n in app.tree()["nodes"] if n["focused"] and n["focusable"]]  # (a text box's viewport too)
+        # Qt marks the current page tab focused whatever has the keyboard, and a widget whose focus proxy has it.
+        focused = [n for n in focused if n["role"] != "page tab"] or focused
+        assert focused, "after Tab nothing has the focus"
+        node = max(focused, key=lambda n: len(n["path"]))  # the innermost: the control itself
+        assert node["name"], f"an unnamed control has the focus: {node}"
+        visited.append(node["name"])
+    assert wanted <= set(visited), f"Tab never reached {sorted(wanted - set(visited))}; it went {visited}"
+    app.x.key("Escape")
+    time.sleep(0.5)
+    assert not [n for n in app.tree()["nodes"] if n["role"] == "dialog"]

@@ -11,7 +11,6 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
@@ -124,8 +123,7 @@ class ChatSettingsTab(QWidget):
         layout.addWidget(self.defaults_note)
 
     def _build_presets(self) -> QHBoxLayout:
-        self.preset_group = QButtonGroup(self)
-        self.preset_group.setExclusive(False)
+        # Separate buttons, not a QButtonGroup: Tab stops at each (a group let Tab reach only the first of them).
         self.preset_buttons: dict[str, QPushButton] = {}
         presets = QHBoxLayout()
         presets.setSpacing(8)
@@ -136,7 +134,6 @@ class ChatSettingsTab(QWidget):
             button.setMinimumWidth(104)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.clicked.connect(lambda _=False, n=name: self.choose_preset(n))
-            self.preset_group.addButton(button)
             self.preset_buttons[name] = button
             presets.addWidget(button)
         presets.addStretch(1)
