@@ -6,7 +6,8 @@
 # Ubuntu/Debian desktop lacks libxcb-cursor0 at least, and Qt then cannot open a window), CJK and emoji fonts;
 # test: Qt's offscreen libraries + fonts, nsis and desktop-file-utils (the installer tests compile the NSIS
 # script and validate the .desktop file), and for the end-to-end tests that type into the real window
-# (tests/helpers/xwindow.py) the xcb libraries, Xvfb, openbox, xdotool, x11-utils and ImageMagick;
+# (tests/helpers/xwindow.py) the xcb libraries, Xvfb, openbox, xdotool, x11-utils and ImageMagick, and for the
+# accessibility tests at-spi2-core, python3-pyatspi, dbus and dbus-x11;
 # window: test + run + Xvfb and tools for a real window;
 # package: window + binutils and file (the .deb's Depends are read from the bundle's ELF files).
 # On Debian/Ubuntu as root it installs what is missing; elsewhere it prints the exact command to run.
@@ -26,11 +27,14 @@ debs=(libglib2.0-0 libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 fonts
 xcb=(libxcb1 libx11-6 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0
      libxcb-render0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-randr0 libxcb-xkb1
      libxcb-xinerama0 libxkbcommon-x11-0)
+# The accessibility tests (tests/e2e/test_accessibility_x.py) read the window's AT-SPI tree as a screen reader does:
+# a session bus (dbus, dbus-x11), the AT-SPI bus (at-spi2-core) and Debian's pyatspi for /usr/bin/python3.
+a11y=(at-spi2-core python3-pyatspi dbus dbus-x11)
 case "$profile" in
   run) debs+=("${xcb[@]}") ;;
-  test) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool) ;;
-  window) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool) ;;
-  package) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool binutils file) ;;
+  test) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool "${a11y[@]}") ;;
+  window) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool "${a11y[@]}") ;;
+  package) debs+=(nsis desktop-file-utils "${xcb[@]}" xvfb x11-utils imagemagick openbox xdotool "${a11y[@]}" binutils file) ;;
   *) echo "usage: $0 [--list] [run|test|window|package]" >&2; exit 2 ;;
 esac
 if [ "$list_only" = 1 ]; then

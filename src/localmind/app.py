@@ -49,6 +49,7 @@ from localmind.models.drafts import Drafts
 from localmind.resources import resource_path
 from localmind.settings import Settings, load_settings, save_settings
 from localmind.ui import already_running, store_dialogs
+from localmind.ui.announce import AnswerAnnouncer
 from localmind.ui.chat.thinking import ThinkingSwitch
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
@@ -211,6 +212,7 @@ class LocalMind(QObject):
         session.message_updated.connect(self._on_message_updated)
         session.generating_changed.connect(self._on_generating_changed)
         session.turn_finished.connect(window.status.set_turn_stats)
+        self.announcer = AnswerAnnouncer(session, chat_view, parent=self)  # screen readers hear the answer end
         session.context_usage.connect(window.status.set_context)
         session.error.connect(lambda title, detail: window.show_error(title, detail))
         session.draft_returned.connect(self._on_draft_returned)

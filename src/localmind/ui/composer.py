@@ -320,6 +320,7 @@ class Composer(QWidget):
     def retranslate(self) -> None:
         self.input.setPlaceholderText(self.tr("Message LocalMind…"))
         self.input.setAccessibleName(self.tr("Message"))
+        self.frame.setAccessibleName(self.tr("Message"))
         self.regenerate_button.setText(self.tr("Answer again"))
         self.regenerate_button.setToolTip(self.tr("Ask the model to answer your last message"))
         self.regenerate_button.setAccessibleName(self.tr("Regenerate the last answer"))

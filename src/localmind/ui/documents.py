@@ -368,6 +368,9 @@ class DocumentsPage(QWidget):
         self.add_files_button.setText(self.tr("Add files…"))
         self.add_folder_button.setText(self.tr("Add folder…"))
         self.collection_label.setText(self.tr("Collection:"))
+        self.collection.setAccessibleName(self.tr("Collection"))
+        if (line := self.collection.lineEdit()) is not None:
+            line.setAccessibleName(self.tr("Collection"))
         self.reindex_button.setText(self.tr("Re-index"))
         self.remove_button.setText(self.tr("Remove"))
         self.cancel_button.setText(self.tr("Cancel"))

@@ -81,7 +81,7 @@ class DocumentsFeature(QObject):
         row.addStretch(1)
         layout.addWidget(bar)
         # In a scroll area: the window's minimum width stays what the chat needs, not what this page's toolbar needs.
-        scroll = QScrollArea()
+        scroll = self.scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.page)
@@ -179,6 +179,7 @@ class DocumentsFeature(QObject):
 
     def retranslate(self) -> None:
         self.back_button.setText(self.tr("← Back to chat"))
+        self.scroll.setAccessibleName(self.tr("Documents"))
         self.chat.sources_label = self.tr("Sources")
         self.chat.no_match_text = self.tr("Sources: no matching passages")
 

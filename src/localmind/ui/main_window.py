@@ -514,6 +514,7 @@ class MainWindow(QMainWindow):
     def retranslate(self) -> None:
         self.settings_button.setToolTip(self.tr("Settings (Ctrl+,)"))
         self.settings_button.setAccessibleName(self.tr("Settings"))
+        self.welcome_page.setAccessibleName(self.tr("Welcome"))
         self.open_folder_action.setText(self.tr("Open a model folder…"))
         self.manager_action.setText(self.tr("Get more models…"))
         self.restore_action.setText(QCoreApplication.translate("BackupRestore", "Restore from backup…"))

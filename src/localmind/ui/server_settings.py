@@ -47,7 +47,39 @@ class ServerSettingsTab(QWidget):
     def __init__(self, settings: Settings, tasks: TaskRunner | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ServerSettingsTab")
-        # -- local API server
+        self._build_server_group()
+        self._build_remote_group()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 8, 18, 16)
+        layout.addWidget(self.server_group)
+        layout.addWidget(self.remote_group)
+        layout.addStretch(1)
+
+        self.server_enabled.setChecked(settings.api_server)
+        self.port.setValue(settings.api_server_port)
+        self.lan.setChecked(settings.api_server_lan)
+        self.remote_enabled.setChecked(settings.remote_models)
+        self.remote_url.setText(settings.remote_url or "")
+        self._keys: dict[str, str] | None = None  # as the keyring has them; None until it has answered
+        self._tasks = tasks if tasks is not None else TaskRunner(self)
+        self._tasks.start(
+            _read_keys,
+            key=f"server-keys-read:{id(self)}",
+            on_success=self._if_alive(self._keys_read),
+            on_failure=self._if_alive(self._keys_failed),
+        )
+        for widget in (self.server_enabled, self.lan, self.remote_enabled):
+            widget.toggled.connect(self._update)
+        self.api_key.textChanged.connect(self._update)
+        self.remote_url.textChanged.connect(self._update)
+        self.port.valueChanged.connect(self.retranslate)  # the note shows the address
+        self.test_button.clicked.connect(self.test_connection)
+        self.connection_tested.connect(self._show_test)
+        self.retranslate()
+        self._update()
+
+    def _build_server_group(self) -> None:
+        """The local API server: share the loaded model."""
         self.server_group = QGroupBox()
         self.server_enabled = QCheckBox()
         self.server_enabled.setObjectName("ApiServerEnabled")
@@ -75,7 +107,9 @@ class ServerSettingsTab(QWidget):
         form.addRow(self.lan)
         form.addRow(self.server_note)
         form.addRow(self.server_error)
-        # -- remote models
+
+    def _build_remote_group(self) -> None:
+        """Remote models: use a model on another computer."""
         self.remote_group = QGroupBox()
         self.remote_enabled = QCheckBox()
         self.remote_enabled.setObjectName("RemoteEnabled")
@@ -106,35 +140,6 @@ class ServerSettingsTab(QWidget):
         row.addWidget(self.test_result, 1)
         remote.addRow(row)
         remote.addRow(self.remote_note)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(18, 8, 18, 16)
-        layout.addWidget(self.server_group)
-        layout.addWidget(self.remote_group)
-        layout.addStretch(1)
-
-        self.server_enabled.setChecked(settings.api_server)
-        self.port.setValue(settings.api_server_port)
-        self.lan.setChecked(settings.api_server_lan)
-        self.remote_enabled.setChecked(settings.remote_models)
-        self.remote_url.setText(settings.remote_url or "")
-        self._keys: dict[str, str] | None = None  # as the keyring has them; None until it has answered
-        self._tasks = tasks if tasks is not None else TaskRunner(self)
-        self._tasks.start(
-            _read_keys,
-            key=f"server-keys-read:{id(self)}",
-            on_success=self._if_alive(self._keys_read),
-            on_failure=self._if_alive(self._keys_failed),
-        )
-        for widget in (self.server_enabled, self.lan, self.remote_enabled):
-            widget.toggled.connect(self._update)
-        self.api_key.textChanged.connect(self._update)
-        self.remote_url.textChanged.connect(self._update)
-        self.port.valueChanged.connect(self.retranslate)  # the note shows the address
-        self.test_button.clicked.connect(self.test_connection)
-        self.connection_tested.connect(self._show_test)
-        self.retranslate()
-        self._update()
 
     # -- keys ----------------------------------------------------------------------------------------------------
     @property

@@ -12,13 +12,18 @@ look the same on every platform; native styles ignore half of a dark palette.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from localmind.resources import resource_path
+from localmind.ui import fit
+
 THEMES = ("system", "light", "dark")
+BASE_POINTS = 10.5  # the smallest base font size; the system's wins where it is larger
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,12 @@ class ThemeColors:
     error_bg: str
     error_border: str
     code_bg: str
+    accent_text: str  # the accent as text or a line on the window's backgrounds (links, a chosen style, focus)
+
+    @property
+    def focus(self) -> str:
+        """The keyboard focus ring."""
+        return self.accent_text
 
     @property
     def is_dark(self) -> bool:
@@ -56,7 +67,7 @@ LIGHT = ThemeColors(
     surface="#ffffff",
     raised="#f3f3f6",
     text="#1d1d22",
-    muted="#6b6b78",
+    muted="#5e5e6a",  # 4.5:1 (WCAG AA) on every light background, the selected row's included
     border="#e2e2e8",
     hover="#eaeaef",
     selected="#e2e2ea",
@@ -70,6 +81,7 @@ LIGHT = ThemeColors(
     error_bg="#fef3f2",
     error_border="#f7c6c2",
     code_bg="#f4f4f6",
+    accent_text="#4f46e5",
 )
 
 DARK = ThemeColors(
@@ -83,8 +95,8 @@ DARK = ThemeColors(
     border="#36373d",
     hover="#2a2b31",
     selected="#33343b",
-    accent="#6d68f2",
-    accent_hover="#8480f6",
+    accent="#6460e8",  # white text on it: 4.8:1
+    accent_hover="#5b55e0",  # 5.5:1 (a lighter hover could not carry white text at AA)
     on_accent="#ffffff",
     danger="#f97066",
     warning_bg="#35291a",
@@ -93,6 +105,7 @@ DARK = ThemeColors(
     error_bg="#3a1f1f",
     error_border="#6a2b2b",
     code_bg="#2a2b30",
+    accent_text="#a5a2fa",  # 5.4:1 or more on every dark background
 )
 
 _current: ThemeColors = LIGHT
@@ -129,13 +142,13 @@ def palette_for(colors: ThemeColors) -> QPalette:
         QPalette.ColorRole.PlaceholderText: colors.muted,
         QPalette.ColorRole.Highlight: colors.accent,
         QPalette.ColorRole.HighlightedText: colors.on_accent,
-        QPalette.ColorRole.Link: colors.accent_hover if colors.is_dark else colors.accent,
+        QPalette.ColorRole.Link: colors.accent_text,
         QPalette.ColorRole.LinkVisited: colors.accent,
         QPalette.ColorRole.Mid: colors.border,
         QPalette.ColorRole.Midlight: colors.hover,
         QPalette.ColorRole.Dark: colors.border,
         QPalette.ColorRole.Light: colors.surface,
-        QPalette.ColorRole.Shadow: "#000000",
+        QPalette.ColorRole.Shadow: colors.border,  # black drew a raised dark edge on combo boxes in dark
     }
     for role, value in roles.items():
         pal.setColor(role, QColor(value))
@@ -146,6 +159,29 @@ def palette_for(colors: ThemeColors) -> QPalette:
 
 
 def stylesheet(c: ThemeColors) -> str:
+    """The whole stylesheet for ``c``: one rule per line, grouped by the part of the window it styles. It is a
+    declarative table (selectors and values, no logic), so its sections stay long rather than being cut further."""
+    pt = _font_points
+    return "\n".join(
+        (_base_rules(c, pt), _window_rules(c, pt), _page_rules(c, pt), _manager_rules(c, pt), _focus_rules(c))
+    )
+
+
+def _font_points(px_at_default: float) -> str:
+    """A font size relative to the application's font (which follows the system's size, see ``_base_font``):
+    the size that was ``px_at_default`` pixels with a 14 px (10.5 pt) base font, in points."""
+    app = QGuiApplication.instance()
+    base = QGuiApplication.font().pointSizeF() if app is not None else BASE_POINTS
+    return f"{max(base, 1.0) * px_at_default / 14:.1f}"
+
+
+def _arrow(c: ThemeColors) -> str:
+    """The combo boxes' flat arrow (resources/icons/combo-arrow-<theme>.svg, drawn in the theme's muted colour):
+    a styled drop-down loses Fusion's arrow, and Fusion's own button was a raised dark bevel in the dark theme."""
+    return resource_path("icons", f"combo-arrow-{c.name}.svg").as_posix()
+
+
+def _base_rules(c: ThemeColors, pt: Callable[[float], str]) -> str:
     return f"""
 QToolTip {{ color: {c.text}; background: {c.surface}; border: 1px solid {c.border}; padding: 4px 6px; border-radius: 6px; }}
 QMainWindow, QDialog {{ background: {c.window}; }}
@@ -157,10 +193,18 @@ QScrollBar::add-line, QScrollBar::sub-line {{ height: 0; width: 0; }}
 QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
 QScrollBar:horizontal {{ background: transparent; height: 10px; margin: 2px; }}
 QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min-width: 32px; }}
+QComboBox {{ background: {c.window}; color: {c.text}; border: 1px solid {c.border}; border-radius: 6px; padding: 4px 6px; }}
+QComboBox::drop-down {{ subcontrol-origin: padding; subcontrol-position: center right; width: 20px; border: none; background: transparent; }}
+QComboBox::down-arrow {{ image: url({_arrow(c)}); width: 12px; height: 12px; }}
+QComboBox QAbstractItemView {{ background: {c.surface}; color: {c.text}; border: 1px solid {c.border}; selection-background-color: {c.selected}; selection-color: {c.text}; }}
+"""
 
+
+def _window_rules(c: ThemeColors, pt: Callable[[float], str]) -> str:
+    return f"""
 #Sidebar {{ background: {c.sidebar}; border-right: 1px solid {c.border}; }}
-#Sidebar QLabel#AppTitle {{ font-size: 15px; font-weight: 600; color: {c.text}; }}
-#Sidebar QLabel#SectionLabel {{ color: {c.muted}; font-size: 11px; font-weight: 600; padding: 6px 10px 2px 10px; }}
+#Sidebar QLabel#AppTitle {{ font-size: {pt(15)}pt; font-weight: 600; color: {c.text}; }}
+#Sidebar QLabel#SectionLabel {{ color: {c.muted}; font-size: {pt(11)}pt; font-weight: 600; padding: 6px 10px 2px 10px; }}
 #SearchField {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 8px; padding: 6px 8px; color: {c.text}; }}
 #SearchField:focus {{ border-color: {c.accent}; }}
 #NewChatButton {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 8px; padding: 7px 10px;
@@ -176,7 +220,7 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 #UndoBar QLabel {{ color: {c.text}; }}
 
 #ChatHeader {{ background: {c.window}; border-bottom: 1px solid {c.border}; }}
-#ChatTitle {{ font-size: 14px; font-weight: 600; color: {c.text}; }}
+#ChatTitle {{ font-size: {pt(14)}pt; font-weight: 600; color: {c.text}; }}
 #HeaderButton, #GhostButton {{ background: transparent; border: none; border-radius: 8px; padding: 6px; color: {c.muted}; }}
 #HeaderButton:hover, #GhostButton:hover {{ background: {c.hover}; color: {c.text}; }}
 #GhostButton {{ padding: 5px 10px; }}
@@ -185,10 +229,10 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 
 #ComposerFrame {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 16px; }}
 #ComposerFrame[focused="true"] {{ border-color: {c.accent}; }}
-#ComposerInput {{ background: transparent; border: none; color: {c.text}; font-size: 14px;
+#ComposerInput {{ background: transparent; border: none; color: {c.text}; font-size: {pt(14)}pt;
     selection-background-color: {c.accent}; selection-color: {c.on_accent}; }}
-#ComposerHint {{ color: {c.muted}; font-size: 11px; }}
-#EditBanner {{ color: {c.muted}; font-size: 12px; }}
+#ComposerHint {{ color: {c.muted}; font-size: {pt(11)}pt; }}
+#EditBanner {{ color: {c.muted}; font-size: {pt(12)}pt; }}
 #SendButton {{ background: {c.accent}; border: none; border-radius: 16px; }}
 #SendButton:hover {{ background: {c.accent_hover}; }}
 #SendButton:disabled {{ background: {c.border}; }}
@@ -202,7 +246,7 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 #Banner QLabel#BannerTitle {{ font-weight: 600; }}
 
 #StatusBar {{ background: {c.window}; border-top: 1px solid {c.border}; }}
-#StatusBar QLabel {{ color: {c.muted}; font-size: 12px; }}
+#StatusBar QLabel {{ color: {c.muted}; font-size: {pt(12)}pt; }}
 #StatusBar QLabel#ModelLabel {{ color: {c.text}; font-weight: 600; }}
 #StatusBar QLabel#DroppedNotice {{ color: {c.warning_text}; }}
 #ContextGauge {{ background: {c.raised}; border: 1px solid {c.border}; border-radius: 4px; max-height: 8px; min-height: 8px; }}
@@ -210,40 +254,48 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 #ContextGauge[level="high"]::chunk {{ background: {c.danger}; }}
 #BusyBar {{ background: {c.raised}; border: none; border-radius: 2px; max-height: 4px; min-height: 4px; }}
 #BusyBar::chunk {{ background: {c.accent}; border-radius: 2px; }}
+"""
 
+
+def _page_rules(c: ThemeColors, pt: Callable[[float], str]) -> str:
+    return f"""
 #WelcomePage {{ background: {c.window}; }}
-#WelcomeTitle {{ font-size: 26px; font-weight: 600; color: {c.text}; }}
-#WelcomeSubtitle {{ font-size: 14px; color: {c.muted}; }}
+#WelcomeTitle {{ font-size: {pt(26)}pt; font-weight: 600; color: {c.text}; }}
+#WelcomeSubtitle {{ font-size: {pt(14)}pt; color: {c.muted}; }}
 #WelcomeCard {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 14px; }}
 #WelcomeCard:hover {{ border-color: {c.accent}; }}
-#CardTitle {{ font-size: 14px; font-weight: 600; color: {c.text}; }}
+#CardTitle {{ font-size: {pt(14)}pt; font-weight: 600; color: {c.text}; }}
 #CardText {{ color: {c.muted}; }}
 #SuggestionButton {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 12px; padding: 0;
     text-align: left; color: {c.text}; }}
 #SuggestionButton:hover {{ background: {c.hover}; }}
-#PrivacyNote {{ color: {c.muted}; font-size: 12px; }}
+#PrivacyNote {{ color: {c.muted}; font-size: {pt(12)}pt; }}
 
 #PrimaryButton {{ background: {c.accent}; color: {c.on_accent}; border: none; border-radius: 8px; padding: 8px 16px; font-weight: 600; }}
 #PrimaryButton:hover {{ background: {c.accent_hover}; }}
 #SecondaryButton {{ background: {c.surface}; color: {c.text}; border: 1px solid {c.border}; border-radius: 8px; padding: 8px 16px; }}
 #SecondaryButton:hover {{ background: {c.hover}; }}
 
-#SettingsDialog QLabel#DialogTitle {{ font-size: 18px; font-weight: 600; color: {c.text}; }}
+#SettingsDialog QLabel#DialogTitle {{ font-size: {pt(18)}pt; font-weight: 600; color: {c.text}; }}
 #SettingsDialog QTabWidget::pane {{ border: 1px solid {c.border}; border-radius: 10px; top: -1px; background: {c.surface}; }}
 #SettingsDialog QTabBar::tab {{ padding: 7px 16px; border: none; color: {c.muted}; }}
 #SettingsDialog QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
 #SettingsDialog QLineEdit, #SettingsDialog QPlainTextEdit, #SettingsDialog QComboBox {{ background: {c.window}; border: 1px solid {c.border}; border-radius: 6px; padding: 4px 6px; color: {c.text}; }}
 #SettingsDialog QPlainTextEdit:focus, #SettingsDialog QComboBox:focus {{ border-color: {c.accent}; }}
-#SettingsDialog QLabel#HelpText {{ color: {c.muted}; font-size: 12px; }}
+#SettingsDialog QLabel#HelpText {{ color: {c.muted}; font-size: {pt(12)}pt; }}
 #SettingsDialog QLabel#NoticeText {{ color: {c.warning_text}; }}
 #SettingsDialog QGroupBox {{ font-weight: 600; border: none; margin-top: 14px; padding-top: 8px; }}
 #SettingsDialog QGroupBox::title {{ subcontrol-origin: margin; left: 0; color: {c.text}; }}
 #PresetButton {{ background: {c.window}; border: 1px solid {c.border}; border-radius: 8px; padding: 6px 12px; color: {c.text}; }}
-#PresetButton:checked {{ border-color: {c.accent}; color: {c.accent if not c.is_dark else c.accent_hover}; font-weight: 600; }}
+#PresetButton:checked {{ border-color: {c.accent_text}; color: {c.accent_text}; font-weight: 600; }}
 #PresetButton:hover {{ background: {c.hover}; }}
+"""
 
+
+def _manager_rules(c: ThemeColors, pt: Callable[[float], str]) -> str:
+    return f"""
 #ModelManager, #ModelManagerContent {{ background: {c.window}; }}
-#ModelManager QLabel#PageTitle {{ font-size: 22px; font-weight: 600; color: {c.text}; }}
+#ModelManager QLabel#PageTitle {{ font-size: {pt(22)}pt; font-weight: 600; color: {c.text}; }}
 #ModelManager QLabel#PageSubtitle, #ModelManager QLabel#DownloadDetail {{ color: {c.muted}; }}
 #ModelManager QGroupBox {{ font-weight: 600; background: {c.surface}; border: 1px solid {c.border}; border-radius: 10px;
     margin-top: 24px; padding: 6px 4px 2px 4px; }}
@@ -268,18 +320,47 @@ QScrollBar::handle:horizontal {{ background: {c.border}; border-radius: 3px; min
 """
 
 
+def _focus_rules(c: ThemeColors) -> str:
+    """A visible keyboard focus on everything the stylesheet styles (a styled widget loses Fusion's focus frame):
+    a 2 px ring in ``focus`` (at least 3:1 against the backgrounds, WCAG 2.2 non-text contrast) — in the text
+    colour on the accent-coloured buttons, where the accent would not show — reserved as a transparent border where
+    a widget has none so that focusing moves nothing."""
+    ring = c.focus
+    return f"""
+#SecondaryButton:focus, #PresetButton:focus, #NewChatButton:focus, #SuggestionButton:focus,
+#ModelManager QPushButton:focus {{ border: 2px solid {ring}; }}
+#PrimaryButton:focus, #ModelManager QPushButton#PrimaryButton:focus {{ border: 2px solid {c.text}; }}
+#HeaderButton, #GhostButton, #DisclosureButton {{ border: 2px solid transparent; }}
+#HeaderButton:focus, #GhostButton:focus, #DisclosureButton:focus {{ border: 2px solid {ring}; }}
+#SendButton:focus {{ border: 2px solid {c.text}; }}
+#StopButton:focus {{ border: 2px solid {ring}; }}
+QComboBox:focus, QLineEdit:focus, QPlainTextEdit:focus, #SearchField:focus {{ border: 2px solid {ring}; }}
+QCheckBox:focus, QRadioButton:focus {{ color: {c.text}; border: 2px solid {ring}; border-radius: 4px; }}
+QCheckBox, QRadioButton {{ border: 2px solid transparent; padding: 1px 2px; }}
+QTabBar::tab:focus, #SettingsDialog QTabBar::tab:selected:focus {{ color: {c.text}; border: 2px solid {ring};
+    border-radius: 4px; }}
+#ConversationList:focus, #SearchResults:focus, #ModelManager QTableWidget:focus {{ border: 2px solid {ring}; border-radius: 8px; }}
+#DisclosureButton {{ background: transparent; color: {c.text}; padding: 4px 6px; font-weight: 600; }}
+#DisclosureButton:hover {{ background: {c.hover}; border-radius: 6px; }}
+"""
+
+
 def style(widget: QWidget) -> None:
     """Give ``widget`` (and what it contains) the current theme's stylesheet."""
     widget.setStyleSheet(stylesheet(_current))
 
 
-def _base_font() -> QFont:
-    font = QFont()
+def _base_font(system: QFont | None = None) -> QFont:
+    """Our families at the system's font size: a user who made the system's text larger gets larger text here
+    (never below BASE_POINTS, the size the layout was drawn for; Qt's bare default on X11 is a small 9 pt)."""
+    system = system if system is not None else QGuiApplication.font()
+    font = QFont(system)
     # The first family present wins; fontconfig then adds a CJK and an emoji fallback per glyph.
     font.setFamilies(
         ["Inter", "Segoe UI", "SF Pro Text", "Helvetica Neue", "Noto Sans", "DejaVu Sans", "Noto Sans CJK SC"]
     )
-    font.setPointSizeF(10.5)
+    size = system.pointSizeF()
+    font.setPointSizeF(max(size, BASE_POINTS) if size > 0 else BASE_POINTS)
     return font
 
 
@@ -293,6 +374,7 @@ class ThemeManager(QObject):
         self._applying = False
         app.setStyle("Fusion")
         app.setFont(_base_font())
+        fit.install(app)  # part of every window's look: each dialog fits the screen it opens on
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_os_scheme_changed)
 
     @classmethod

@@ -207,6 +207,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
 
     def retranslate(self) -> None:
         self.title.setText(self.tr("Models"))
+        self.scroll_area.setAccessibleName(self.tr("Models"))
         self.token_button.setText(self.tr("Enter a Hugging Face token…"))
         self.recommended_box.setTitle(self.tr("Recommended to start"))
         self.recommended_button.setText(self.tr("Download"))
