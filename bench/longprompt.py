@@ -135,7 +135,7 @@ def chat_peak_rss_mb(model_dir: str, prompt: str, threads: int, original: bool) 
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
         f.write(prompt)
     code = (
-        "import resource, sys, runpy\n"
+        "import sys\n"
         + (
             "from localmind.engine.formats import package\npackage.loadable_folder = lambda f, data_dir=None: f\n"
             if original
@@ -145,7 +145,8 @@ def chat_peak_rss_mb(model_dir: str, prompt: str, threads: int, original: bool) 
         " '--threads', sys.argv[3], '--device', 'cpu']\n"
         "from localmind.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so it would count this bench's own memory.
+        "print('PEAK', [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0], file=sys.stderr)\n"
     )
     with open(f.name, encoding="utf-8") as text:
         content = text.read()

@@ -5,8 +5,8 @@ The copy lives in ``<data>/prepared/<name>-<hash>/last-logits/``: the rewritten 
 weights stay in the package's external data) and hard links to every other file. Hard links, because
 onnxruntime refuses external data whose real path lies outside the graph's own folder; a hard link changes
 nothing in the user's file. Where they cannot be made (the data folder on another drive, a file system without
-them) or the graph does not qualify, the package loads as it is and the log says why. The decision is kept in
-a stamp beside the copy, keyed by every file's size and modification time, so a later open only stats files.
+them) or the graph does not qualify, the package loads as it is, nothing is written, and the log says why. A
+stamp beside a copy keys it by every file's size and modification time, so a later open only stats files.
 """
 
 from __future__ import annotations
@@ -52,15 +52,15 @@ def _prepared(source: Path, root: Path) -> Path:
     target = home / FOLDER
     with contextlib.suppress(OSError, ValueError):
         previous = json.loads((home / _STAMP).read_text(encoding="utf-8"))
-        if previous.get("inputs") == stamp and (not previous.get("applies") or (target / graph_rel).is_file()):
-            return target if previous.get("applies") else source
+        if previous.get("inputs") == stamp and previous.get("applies") and (target / graph_rel).is_file():
+            return target
     why = _build(source, target, files, graph_rel, logits)
-    home.mkdir(parents=True, exist_ok=True)
-    record = {"inputs": stamp, "applies": why is None, "why": why}
-    (home / _STAMP).write_text(json.dumps(record) + "\n", encoding="utf-8")
-    if why is not None:
+    if why is not None:  # nothing is written for a graph that keeps its logits: its next open asks again (cheap)
         log.info("logits computed for every position in %s: %s", source, why)
         return source
+    home.mkdir(parents=True, exist_ok=True)
+    record = {"inputs": stamp, "applies": True}
+    (home / _STAMP).write_text(json.dumps(record) + "\n", encoding="utf-8")
     log.info("%s loads with logits for the last position only (%s)", source, target)
     return target
 
