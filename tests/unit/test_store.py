@@ -14,6 +14,7 @@ import pytest
 
 from localmind import paths
 from localmind.core import store as store_module
+from localmind.core import store_core, store_schema
 from localmind.core.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -197,7 +198,7 @@ def test_search_english_chinese_and_titles(store: ConversationStore) -> None:
     assert [h.message_id for h in store.search("pasta")] == [pasta.id]
     assert [h.message_id for h in store.search("Great wall")] == [a.id]  # every word, any case
     assert [h.message_id for h in store.search("看长城")] == [q.id]  # trigram
-    assert {h.message_id for h in store.search("长城")} == {q.id, a.id}  # two characters: LIKE
+    assert [h.message_id for h in store.search("长城")] == [a.id]  # two characters: LIKE; one hit per chat
     assert [h.message_id for h in store.search("长城 forbidden")] == [a.id]  # mixed
     hits = store.search("北京")
     assert [(h.message_id, h.conversation_id, h.conversation_title) for h in hits] == [(None, trip.id, "Trip to 北京")]
@@ -213,13 +214,49 @@ def test_search_english_chinese_and_titles(store: ConversationStore) -> None:
 
 
 def test_titles_come_before_messages_and_limit(store: ConversationStore) -> None:
+    titled = []
     for i in range(5):
         c = store.create_conversation(f"Llama chat {i}")
+        titled.append(c.id)
         store.append_message(c.id, "user", "tell me about llamas")
+    others = []
+    for i in range(5):
+        c = store.create_conversation(f"Animals {i}")
+        others.append(c.id)
+        store.append_message(c.id, "user", "a llama is not an alpaca")
     hits = store.search("llama")
-    assert [h.message_id is None for h in hits] == [True] * 5 + [False] * 5
+    assert set(h.conversation_id for h in hits[:5]) == set(titled)
+    assert set(h.conversation_id for h in hits[5:]) == set(others)
+    assert all(h.message_id is not None and "llama" in h.snippet.lower() for h in hits)  # the message's snippet
     assert len(store.search("llama", limit=7)) == 7
     assert store.search("llama", limit=0) == []
+
+
+@pytest.mark.parametrize("trigrams", [True, False])
+def test_search_lists_each_chat_once_with_its_best_message(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, trigrams: bool
+) -> None:
+    """Issue 21: a chat where many messages match was listed once per message; now once, with its best match."""
+    if not trigrams:
+        for module in (store_core, store_schema):
+            monkeypatch.setattr(module, "trigram_search_available", lambda db: False)
+    with ConversationStore() as s:
+        busy = s.create_conversation("Garden")
+        for n in range(6):
+            s.append_message(busy.id, "user", f"tomato question {n}")
+        best = s.append_message(busy.id, "assistant", "tomato tomato tomato: water the tomato plants daily")
+        quiet = s.create_conversation("Kitchen")
+        s.append_message(quiet.id, "user", "a tomato soup recipe")
+        titled = s.create_conversation("Tomato diary")
+        s.append_message(titled.id, "user", "day one")
+        hits = s.search("tomato")
+        assert sorted(h.conversation_id for h in hits) == sorted([busy.id, quiet.id, titled.id])
+        assert hits[0].conversation_id == titled.id and hits[0].message_id is None  # found by its title alone
+        garden = next(h for h in hits if h.conversation_id == busy.id)
+        if trigrams:
+            assert garden.message_id == best.id  # the best-ranked message of that chat gives the snippet
+        assert "tomato" in garden.snippet.lower()
+        assert len(s.search("tomato", limit=2)) == 2
 
 
 @pytest.mark.parametrize(
@@ -316,17 +353,20 @@ def test_a_file_that_is_not_a_database_is_explained(data_dir: Path) -> None:
 
 
 def test_without_trigram_support_search_uses_like(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = store_module.trigram_search_available
-    monkeypatch.setattr(store_module, "trigram_search_available", lambda db: False)
+    modules = (store_core, store_schema)  # where the store asks whether this SQLite has trigrams
+    real = store_schema.trigram_search_available
+    for module in modules:
+        monkeypatch.setattr(module, "trigram_search_available", lambda db: False)
     with ConversationStore() as s:
         assert not s.has_search_index
         c = s.create_conversation("Zebra facts")
         m = s.append_message(c.id, "user", "Zebras have stripes; 斑马有条纹")
         assert [h.message_id for h in s.search("stripes")] == [m.id]
         assert [h.message_id for h in s.search("斑马")] == [m.id]
-        assert [h.message_id for h in s.search("zebra")] == [None, m.id]
+        assert [h.message_id for h in s.search("zebra")] == [m.id]  # one hit for the chat: title and message
     # Not monkeypatch.undo(): that would also undo the isolated data folder.
-    monkeypatch.setattr(store_module, "trigram_search_available", real)
+    for module in modules:
+        monkeypatch.setattr(module, "trigram_search_available", real)
     with ConversationStore() as s:  # a SQLite with trigrams builds the index for what is there
         assert s.has_search_index
         assert [h.message_id for h in s.search("stripes")] == [m.id]
