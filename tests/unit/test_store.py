@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import subprocess
@@ -313,6 +314,38 @@ def test_usable_from_another_thread(store: ConversationStore) -> None:
         t.join()
     assert errors == []
     assert [m.position for m in store.messages(c.id)] == list(range(60))
+
+
+def test_migrating_schema_2_takes_sources_lines_out_of_answers(data_dir: Path) -> None:
+    """Issue 21: the "Sources: ..." line was stored in the answer (English forever, searched, copied)."""
+    path = paths.database_path()
+    db = sqlite3.connect(path, isolation_level=None)
+    answer = "The gauge recorded 417 millimetres [1]."
+    line = "\n\n**Sources:** [\\[1\\] field-notes.pdf p. 3](localmind-source:7)"
+    sources = [{"number": 1, "file": "/d/field-notes.pdf", "page": 3, "text": "417 mm", "chunk_id": 7}]
+    try:
+        for step in MIGRATIONS[:2]:
+            step(db)
+        db.execute("PRAGMA user_version = 2")
+        db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Rain', 1.0, 2.0)")
+        db.execute(
+            "INSERT INTO messages (conversation_id, position, role, content, created_at, status, stats)"
+            " VALUES ('c1', 0, 'user', 'what did it record?', 1.5, 'complete', NULL),"
+            " ('c1', 1, 'assistant', ?, 1.6, 'complete', ?),"
+            " ('c1', 2, 'assistant', 'kept as it is: no offset', 1.7, 'complete', '{\"sources\": []}')",
+            (answer + line, json.dumps({"sources": sources, "sources_at": len(answer), "generated_tokens": 9})),
+        )
+    finally:
+        db.close()
+    with ConversationStore() as s:
+        _, migrated, other = s.messages("c1")
+        assert migrated.content == answer
+        assert migrated.stats == {"sources": sources, "generated_tokens": 9}
+        assert other.content == "kept as it is: no offset" and other.stats == {"sources": []}
+        assert s.search("field-notes") == [] and s.search("Sources") == []  # out of the search index too
+        assert [h.message_id for h in s.search("millimetres")] == [migrated.id]
+        assert (migrated.version, migrated.versions) == (0, 1)
+        fts_ok(s)
 
 
 def test_migrates_a_first_release_database(data_dir: Path) -> None:
