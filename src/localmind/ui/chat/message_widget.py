@@ -25,7 +25,7 @@ from localmind.ui.chat.blocks import (
 )
 from localmind.ui.chat.decor import Bubble, Flash, TypingDots
 from localmind.ui.chat.segments import CodeBlockWidget, MarkdownView
-from localmind.ui.chat.sources import sources_markdown
+from localmind.ui.chat.sources import show_sources
 from localmind.ui.chat.theme import ChatTheme
 from localmind.ui.chat.thinking import ThinkingRouter, ThinkingSection, split_thinking, strip_thinking
 
@@ -190,8 +190,8 @@ class MessageWidget(QWidget):
         names = {"user": self.tr("Your message"), "system": self.tr("System prompt")}
         self.setAccessibleName(names.get(role, self.tr("Assistant's answer")))
         self._actions.retranslate()
-        if self._sources_view is not None and self.record.sources is not None:
-            self._sources_view.set_markdown(sources_markdown(self.record.sources))  # its words in the new language
+        if self._sources_view is not None and self.record.sources is not None:  # its words in the new language
+            show_sources(self._sources_view, self.record.sources, self._theme)
         if self._more is not None:
             self._more.setText(self.tr("Show less") if self._expanded else self.tr("Show more"))
             self._more.setAccessibleName(self._more.text())
@@ -238,15 +238,8 @@ class MessageWidget(QWidget):
     def _add_sources(self) -> None:
         """The answer's sources under it (its metadata, in the UI language), when it was answered from documents."""
         self._sources_view = None
-        if self.record.sources is None:
-            return
-        view = self._add_prose_view()
-        palette = view.palette()
-        palette.setColor(QPalette.ColorRole.Text, self._theme.muted)
-        view.setPalette(palette)
-        view.setAccessibleName(self.tr("Sources"))
-        view.set_markdown(sources_markdown(self.record.sources))
-        self._sources_view = view
+        if self.record.sources is not None:
+            self._sources_view = show_sources(self._add_prose_view(), self.record.sources, self._theme)
 
     def details_changed(self) -> None:
         """The record's sources or versions changed (a finished answer, another version chosen)."""

@@ -8,9 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QPalette
 
 from localmind.core.conversations import source_label
 from localmind.documents.chat import SOURCE_SCHEME
+from localmind.ui.chat.segments import MarkdownView
+from localmind.ui.chat.theme import ChatTheme
 
 _MARKDOWN_SPECIAL = "[]()*_`\\<>#"
 
@@ -33,3 +36,13 @@ def sources_markdown(sources: list[dict[str, Any]]) -> str:
 def _chunk_id(source: dict[str, Any]) -> int:
     value = source.get("chunk_id")
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def show_sources(view: MarkdownView, sources: list[dict[str, Any]], theme: ChatTheme) -> MarkdownView:
+    """Fill ``view`` (a prose view under the answer) with the sources line, muted, named for screen readers."""
+    palette = view.palette()
+    palette.setColor(QPalette.ColorRole.Text, theme.muted)
+    view.setPalette(palette)
+    view.setAccessibleName(QCoreApplication.translate("MessageWidget", "Sources"))
+    view.set_markdown(sources_markdown(sources))
+    return view
