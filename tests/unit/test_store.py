@@ -492,3 +492,48 @@ def test_kill_9_mid_stream_loses_at_most_the_last_update(data_dir: Path) -> None
                     interrupted.add(reply_id)
             fts_ok(s)
     assert len(users) >= 8 and len(interrupted) >= 4, f"{len(interrupted)} of {kills} kills landed mid-stream"
+
+
+def test_versions_of_an_answer_new_choose_and_discard(store: ConversationStore) -> None:
+    c = store.create_conversation()
+    store.append_message(c.id, "user", "q")
+    first = store.append_message(c.id, "assistant", "first", stats={"generated_tokens": 1})
+    second = store.new_version(first.id)
+    assert second.id != first.id and (second.version, second.versions, second.status) == (1, 2, "streaming")
+    store.update_message(second.id, content="second", status="complete")
+    assert [m.content for m in store.messages(c.id)] == ["q", "second"]
+    assert [(v.version, v.content, v.stats) for v in store.versions(second.id)] == [
+        (0, "first", {"generated_tokens": 1})
+    ]
+    with pytest.raises(MessageNotFoundError):
+        store.get_message(first.id)  # a late save aimed at the replaced answer cannot land in the new one
+    chosen = store.choose_version(second.id, 0)
+    assert (chosen.content, chosen.version, chosen.versions) == ("first", 0, 2)
+    assert [v.content for v in store.versions(second.id)] == ["second"]
+    assert [h.message_id for h in store.search("first")] == [second.id]  # the version shown is the one found
+    assert store.search("second") == []
+    third = store.new_version(second.id)
+    assert (third.version, third.versions) == (2, 3)
+    back = store.discard_version(third.id)  # it got no word: the latest kept version is shown again
+    assert back is not None and (back.content, back.version, back.versions) == ("second", 1, 2)
+    store.delete_messages_after(c.id, 0)
+    assert store._db.execute("SELECT COUNT(*) FROM message_versions").fetchone()[0] == 0  # gone with their message
+
+
+def test_restoring_a_backup_from_an_older_schema_migrates_it(data_dir: Path, tmp_path: Path) -> None:
+    old = tmp_path / "old-backup.sqlite3"
+    db = sqlite3.connect(old, isolation_level=None)
+    for step in MIGRATIONS[:2]:
+        step(db)
+    db.execute("PRAGMA user_version = 2")
+    db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Before', 1.0, 2.0)")
+    db.execute(
+        "INSERT INTO messages (conversation_id, position, role, content, created_at) VALUES ('c1', 0, 'user', 'hi', 1.5)"
+    )
+    db.close()
+    from localmind.core import backup
+
+    with ConversationStore() as s:
+        backup.restore(s, old)
+        assert [m.content for m in s.messages("c1")] == ["hi"]  # it failed: no column "version" in a schema-2 file
+        assert s.append_message("c1", "assistant", "there").version == 0

@@ -183,6 +183,7 @@ def restore(store: ConversationStore, backup: Path) -> Path:
                 source.backup(store._db)
             except sqlite3.Error as exc:
                 raise explain(exc, store.path) from exc
+            store.file_replaced()  # a backup from before an update is migrated like any older database
     finally:
         source.close()
     return safety

@@ -278,6 +278,14 @@ class StoreCore:
                     raise
                 raise explain(exc, self.path) from exc
 
+    def file_replaced(self) -> None:
+        """The database under this connection was replaced (a backup restored over it): bring it up to date as an
+        open does, so a backup from an older schema reads like any database."""
+        if not self.read_only:
+            self._migrate()
+        self.schema_version = self._reading(lambda: int(self._db.execute("PRAGMA user_version").fetchone()[0]))
+        self.has_search_index = self._table_exists("message_search")
+
     @property
     def message_columns(self) -> str:
         """The columns ``message_from_row`` reads, for this file's schema (an old one read as it is has fewer)."""
