@@ -73,22 +73,37 @@ class SearchMixin(StoreCore):
         match, likes = self._split_terms(terms)
         where = ["c.deleted_at IS NULL", *(["m.content LIKE ? ESCAPE '\\'"] * len(likes))]
         if match is not None:
-            # The best message of each conversation (ROW_NUMBER over its matches), conversations by that message's rank.
+            # The best message of each conversation (SQLite's MIN() gives the bare columns of that row), conversations
+            # by that message's rank; the texts are read for the hits only, not carried through the grouping.
             sql = (
-                "SELECT cid, title, mid, content, r FROM (SELECT c.id AS cid, c.title AS title, m.id AS mid,"
-                " m.content AS content, s.rank AS r, ROW_NUMBER() OVER (PARTITION BY c.id ORDER BY s.rank) AS n"
-                " FROM message_search s JOIN messages m ON m.id = s.rowid JOIN conversations c ON c.id = m.conversation_id"
-                f" WHERE message_search MATCH ? AND {' AND '.join(where)}) WHERE n = 1 ORDER BY r LIMIT ?"
+                "SELECT m.conversation_id, m.id, MIN(s.rank) AS r FROM message_search s JOIN messages m ON m.id = s.rowid"
+                f" JOIN conversations c ON c.id = m.conversation_id WHERE message_search MATCH ? AND {' AND '.join(where)}"
+                " GROUP BY m.conversation_id ORDER BY r LIMIT ?"
             )
-            rows = self._db.execute(sql, (match, *likes, limit)).fetchall()
+            best = self._db.execute(sql, (match, *likes, limit)).fetchall()
+            texts = {
+                row[0]: row[1:]
+                for row in self._db.execute(
+                    "SELECT m.id, c.title, m.content FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+                    f" WHERE m.id IN ({', '.join('?' * len(best))})",
+                    [mid for _, mid, _ in best],
+                )
+            }
+            rows = [(cid, texts[mid][0], mid, texts[mid][1], rank) for cid, mid, rank in best if mid in texts]
         else:
-            sql = (
-                "SELECT cid, title, mid, content, 0.0 FROM (SELECT c.id AS cid, c.title AS title, m.id AS mid,"
-                " m.content AS content, ROW_NUMBER() OVER (PARTITION BY c.id ORDER BY m.id DESC) AS n"
-                " FROM messages m JOIN conversations c ON c.id = m.conversation_id"
-                f" WHERE {' AND '.join(where)}) WHERE n = 1 ORDER BY mid DESC LIMIT ?"
+            # Newest first, each conversation once: read until ``limit`` conversations are found (LIKE scans anyway).
+            cursor = self._db.execute(
+                "SELECT c.id, c.title, m.id, m.content, 0.0 FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+                f" WHERE {' AND '.join(where)} ORDER BY m.id DESC",
+                likes,
             )
-            rows = self._db.execute(sql, (*likes, limit)).fetchall()
+            rows, seen = [], set()
+            for row in cursor:
+                if row[0] not in seen:
+                    seen.add(row[0])
+                    rows.append(row)
+                    if len(rows) == limit:
+                        break
         return [_hit(cid, title, mid, content, rank, terms) for cid, title, mid, content, rank in rows]
 
 
