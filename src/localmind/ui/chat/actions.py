@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 from localmind.ui.chat import icons
@@ -151,8 +151,11 @@ class MessageActions(QWidget):
         self.copy.setIcon(icons.copy_icon(theme.muted))
         self.edit_button.setIcon(icons.edit_icon(theme.muted))
         self.regenerate_button.setIcon(icons.regenerate_icon(theme.muted))
-        for button in (self.copy, self.edit_button, self.regenerate_button, *self._switcher_parts()):
+        for button in (self.copy, self.edit_button, self.regenerate_button, self.versions.count):
             button.setPalette(muted)
-
-    def _switcher_parts(self) -> tuple[QWidget, ...]:
-        return (self.versions.previous_button, self.versions.next_button, self.versions.count)
+        arrows = QPalette(muted)
+        faded = QColor(theme.muted)  # a copy: the theme's colours are shared
+        faded.setAlphaF(0.35)
+        arrows.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, faded)  # no further version
+        for arrow in (self.versions.previous_button, self.versions.next_button):
+            arrow.setPalette(arrows)
