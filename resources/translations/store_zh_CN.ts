@@ -376,4 +376,79 @@ The damaged file was not changed. 'localmind export --all -o chats.json' in a te
         <translation>没有丢失任何内容。</translation>
     </message>
 </context>
+<context>
+    <name>engine</name>
+    <message>
+        <source>No documents are indexed yet ({path} does not exist).</source>
+        <translation>尚未索引任何文档（{path} 不存在）。</translation>
+    </message>
+    <message>
+        <source>Add some with: localmind docs add FILE_OR_FOLDER</source>
+        <translation>可用以下命令添加：localmind docs add 文件或文件夹</translation>
+    </message>
+    <message>
+        <source>The document index at {path} cannot be written (its folder or the disk is read-only).</source>
+        <translation>无法写入位于 {path} 的文档索引（其所在文件夹或磁盘为只读）。</translation>
+    </message>
+    <message>
+        <source>Searching still works: localmind docs search QUERY. To add documents, make that folder writable.</source>
+        <translation>搜索仍然可用：localmind docs search 查询内容。若要添加文档，请让该文件夹可写。</translation>
+    </message>
+    <message>
+        <source>Another program is using the document index at {path} right now ({reason}).</source>
+        <translation>另一个程序正在使用位于 {path} 的文档索引（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Wait until it finishes (for example a 'localmind docs add' in a terminal), then try again.</source>
+        <translation>请等待它完成（例如终端中的 'localmind docs add'），然后重试。</translation>
+    </message>
+    <message>
+        <source>Message {id} has no version {version}.</source>
+        <translation>消息 {id} 没有第 {version} 个版本。</translation>
+    </message>
+</context>
+<context>
+    <name>MessageWidget</name>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>No matching passages in your documents</source>
+        <translation>您的文档中没有匹配的段落</translation>
+    </message>
+</context>
+<context>
+    <name>VersionSwitcher</name>
+    <message>
+        <source>Previous answer</source>
+        <translation>上一个回答</translation>
+    </message>
+    <message>
+        <source>Next answer</source>
+        <translation>下一个回答</translation>
+    </message>
+    <message>
+        <source>Answer {number} of {count}</source>
+        <translation>第 {number} 个回答，共 {count} 个</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentsFeature</name>
+    <message>
+        <source>You have not added any documents yet.</source>
+        <translation>您还没有添加任何文档。</translation>
+    </message>
+    <message>
+        <source>Add files or a folder on the Documents page; until then answers come from the model alone.</source>
+        <translation>请在“文档”页面添加文件或文件夹；在此之前，回答仅来自模型本身。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSession</name>
+    <message>
+        <source>The answer could not be changed.</source>
+        <translation>无法更改该回答。</translation>
+    </message>
+</context>
 </TS>

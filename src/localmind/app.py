@@ -26,7 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QBoxLayout, QFileDialog, QWidget
+from PySide6.QtWidgets import QApplication, QBoxLayout, QFileDialog, QToolButton, QWidget
 
 from localmind import APP_NAME, __version__, paths
 from localmind.core import secrets, transfer
@@ -237,6 +237,7 @@ class LocalMind(QObject):
         composer.regenerate_requested.connect(session.regenerate)
         chat_view.edit_requested.connect(self._begin_edit)
         chat_view.regenerate_requested.connect(session.regenerate)
+        chat_view.version_requested.connect(self._choose_version)
         window.welcome.suggestion_chosen.connect(self._use_suggestion)
 
         # Type-ahead (issue 12): the engine reads the chat and the message while the user types.
@@ -392,6 +393,11 @@ class LocalMind(QObject):
         self.session.new_chat()
         self.window.composer.input.setFocus()
 
+    def _choose_version(self, message_id: int, version: int) -> None:
+        self.session.choose_version(message_id, version)
+        if not isinstance(QApplication.focusWidget(), QToolButton):  # ‹ › pressed from the keyboard keep the focus
+            self.window.composer.input.setFocus()  # a click: typing goes on in the message box
+
     def open_conversation(self, conversation_id: str) -> None:
         if conversation_id == self.session.conversation_id:
             return
@@ -445,7 +451,9 @@ class LocalMind(QObject):
         self._update_regenerate()
 
     def _on_message_updated(self, message: Message) -> None:
-        self.window.chat_view.update_message(message.id, content=message.content, status=message.status)
+        self.window.chat_view.update_message(
+            message.id, content=message.content, status=message.status, details=message
+        )
         self._update_regenerate()
 
     def _on_generating_changed(self, generating: bool) -> None:

@@ -109,8 +109,13 @@ def test_the_window_s_chat_takes_the_instruction_its_passages_share_has_room_for
     from localmind.documents.chat import DocumentsChat
     from localmind.documents.prompting import SHORT_INSTRUCTION
 
-    chat = DocumentsChat(Library(DocumentIndex(tmp_path / "index.sqlite3")), lambda _id, _stats: None)
+    library = Library(DocumentIndex(tmp_path / "index.sqlite3"))
+    chat = DocumentsChat(library, lambda _id, _stats: None)
     chat.enabled = True
+    assert chat.system("Be brief.", []) == "Be brief."  # nothing added yet: nothing to read, no instruction
+    note = tmp_path / "note.md"
+    note.write_text("# Harbour\n\nThe harbour wall was rebuilt in 1887.\n", encoding="utf-8")
+    library.add([note])
     assert chat.system("Be brief.", []) == f"Be brief.\n\n{DOCS_INSTRUCTION}"  # no limit set: the full one
     chat.fits = lambda text: len(text) <= 60  # a small model's share
     assert chat.system("Be brief.", []) == f"Be brief.\n\n{SHORT_INSTRUCTION}"

@@ -68,11 +68,13 @@ def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, co
     question, answer = messages[-2], messages[-1]
     assert "417 millimetres" in question.stats["documents_prompt"]  # the passage went into the prompt
     assert question.content == "What did the Kestrel Ridge rain gauge record?"  # what the user typed is kept as is
-    assert "**Sources:** [\\[1\\] field-notes.pdf p. 3](localmind-source:" in answer.content
+    assert "Sources" not in answer.content  # the sources are the answer's metadata, shown under it
     assert answer.stats[SOURCES_KEY][0]["page"] == 3
+    footer = mind.window.chat_view.message_widget(answer.id)._sources_view
+    assert footer is not None and "Sources: [1] field-notes.pdf p. 3" in footer.toPlainText()
 
     # Clicking the source shows the passage, with the file to open.
-    link = answer.content.split("](", 1)[1].split(")", 1)[0]
+    link = footer.toMarkdown().split("](", 1)[1].split(")", 1)[0].split()[0]  # (the link is also its title)
     assert mind.window.open_link(QUrl(link))
     dialog = feature.last_dialog
     assert isinstance(dialog, SourceDialog) and dialog.isVisible()
@@ -86,7 +88,8 @@ def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, co
         type_and_send(qtbot, mind, "And the lighthouse restoration budget?")
     stats = finished.args[0]
     assert stats.reused_tokens > 0 and stats.prompt_tokens - stats.reused_tokens < stats.reused_tokens
-    assert "budget.docx" in mind.store.messages(mind.session.conversation_id)[-1].content
+    last = mind.store.messages(mind.session.conversation_id)[-1]
+    assert any(Path(s["file"]).name == "budget.docx" for s in last.stats[SOURCES_KEY])
 
     # An export records which sources each answer cited: in the text (Markdown) and as data (JSON).
     export = tmp_path / "chat.json"
@@ -102,7 +105,38 @@ def test_drop_a_folder_ask_and_get_the_cited_page(qtbot: Any, launch: Launch, co
     assert "field-notes.pdf p. 3" in markdown.read_text(encoding="utf-8")
 
     send_and_wait(qtbot, mind, "zebracorn quasar")
-    assert mind.store.messages(mind.session.conversation_id)[-1].content.endswith("*Sources: no matching passages*")
+    unmatched = mind.store.messages(mind.session.conversation_id)[-1]
+    assert unmatched.stats[SOURCES_KEY] == [] and "Sources" not in unmatched.content
+    footer = mind.window.chat_view.message_widget(unmatched.id)._sources_view
+    assert footer is not None and footer.toPlainText() == "No matching passages in your documents"
+
+
+def test_use_my_documents_with_nothing_added_changes_nothing_and_says_so_once(
+    qtbot: Any, launch: Launch, roomy_model: Path
+) -> None:
+    """Issue 21: it added "Sources: no matching passages" to every answer and counted 390 tokens "from documents"."""
+    mind = launch()
+    feature = mind.documents
+    notices: list[str] = []
+    show_notice = mind.window.show_notice
+
+    def record(title: str, *args: Any, **kwargs: Any) -> None:
+        notices.append(title)
+        show_notice(title, *args, **kwargs)
+
+    mind.window.show_notice = record  # type: ignore[method-assign]
+    feature.switch.setChecked(True)
+    assert feature.chat.enabled and not feature.chat.has_documents()
+    assert mind.window.banner.title.text() == "You have not added any documents yet."
+    for question in ("What is the capital of France?", "And of Italy?"):
+        send_and_wait(qtbot, mind, question)
+    messages = mind.store.messages(mind.session.conversation_id)
+    assert all(SOURCES_KEY not in (m.stats or {}) and "Sources" not in m.content for m in messages)
+    assert all(mind.window.chat_view.message_widget(m.id)._sources_view is None for m in messages)
+    system_prompt, _ = mind.session.chat_settings()
+    assert feature.chat.system(system_prompt, messages) == system_prompt  # no documents instruction for the model
+    assert feature.chat.passage_tokens(system_prompt, messages, len) == 0  # nothing counted "from documents"
+    assert notices == ["You have not added any documents yet."]  # once, not under every answer
 
 
 def test_a_thousand_files_index_without_freezing_and_cancel_resumes(qtbot: Any, launch: Launch, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 from localmind import paths
 from localmind.core import store as store_module
+from localmind.core import store_core, store_schema
 from localmind.core.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -197,7 +199,7 @@ def test_search_english_chinese_and_titles(store: ConversationStore) -> None:
     assert [h.message_id for h in store.search("pasta")] == [pasta.id]
     assert [h.message_id for h in store.search("Great wall")] == [a.id]  # every word, any case
     assert [h.message_id for h in store.search("看长城")] == [q.id]  # trigram
-    assert {h.message_id for h in store.search("长城")} == {q.id, a.id}  # two characters: LIKE
+    assert [h.message_id for h in store.search("长城")] == [a.id]  # two characters: LIKE; one hit per chat
     assert [h.message_id for h in store.search("长城 forbidden")] == [a.id]  # mixed
     hits = store.search("北京")
     assert [(h.message_id, h.conversation_id, h.conversation_title) for h in hits] == [(None, trip.id, "Trip to 北京")]
@@ -213,13 +215,49 @@ def test_search_english_chinese_and_titles(store: ConversationStore) -> None:
 
 
 def test_titles_come_before_messages_and_limit(store: ConversationStore) -> None:
+    titled = []
     for i in range(5):
         c = store.create_conversation(f"Llama chat {i}")
+        titled.append(c.id)
         store.append_message(c.id, "user", "tell me about llamas")
+    others = []
+    for i in range(5):
+        c = store.create_conversation(f"Animals {i}")
+        others.append(c.id)
+        store.append_message(c.id, "user", "a llama is not an alpaca")
     hits = store.search("llama")
-    assert [h.message_id is None for h in hits] == [True] * 5 + [False] * 5
+    assert set(h.conversation_id for h in hits[:5]) == set(titled)
+    assert set(h.conversation_id for h in hits[5:]) == set(others)
+    assert all(h.message_id is not None and "llama" in h.snippet.lower() for h in hits)  # the message's snippet
     assert len(store.search("llama", limit=7)) == 7
     assert store.search("llama", limit=0) == []
+
+
+@pytest.mark.parametrize("trigrams", [True, False])
+def test_search_lists_each_chat_once_with_its_best_message(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, trigrams: bool
+) -> None:
+    """Issue 21: a chat where many messages match was listed once per message; now once, with its best match."""
+    if not trigrams:
+        for module in (store_core, store_schema):
+            monkeypatch.setattr(module, "trigram_search_available", lambda db: False)
+    with ConversationStore() as s:
+        busy = s.create_conversation("Garden")
+        for n in range(6):
+            s.append_message(busy.id, "user", f"tomato question {n}")
+        best = s.append_message(busy.id, "assistant", "tomato tomato tomato: water the tomato plants daily")
+        quiet = s.create_conversation("Kitchen")
+        s.append_message(quiet.id, "user", "a tomato soup recipe")
+        titled = s.create_conversation("Tomato diary")
+        s.append_message(titled.id, "user", "day one")
+        hits = s.search("tomato")
+        assert sorted(h.conversation_id for h in hits) == sorted([busy.id, quiet.id, titled.id])
+        assert hits[0].conversation_id == titled.id and hits[0].message_id is None  # found by its title alone
+        garden = next(h for h in hits if h.conversation_id == busy.id)
+        if trigrams:
+            assert garden.message_id == best.id  # the best-ranked message of that chat gives the snippet
+        assert "tomato" in garden.snippet.lower()
+        assert len(s.search("tomato", limit=2)) == 2
 
 
 @pytest.mark.parametrize(
@@ -278,6 +316,38 @@ def test_usable_from_another_thread(store: ConversationStore) -> None:
     assert [m.position for m in store.messages(c.id)] == list(range(60))
 
 
+def test_migrating_schema_2_takes_sources_lines_out_of_answers(data_dir: Path) -> None:
+    """Issue 21: the "Sources: ..." line was stored in the answer (English forever, searched, copied)."""
+    path = paths.database_path()
+    db = sqlite3.connect(path, isolation_level=None)
+    answer = "The gauge recorded 417 millimetres [1]."
+    line = "\n\n**Sources:** [\\[1\\] field-notes.pdf p. 3](localmind-source:7)"
+    sources = [{"number": 1, "file": "/d/field-notes.pdf", "page": 3, "text": "417 mm", "chunk_id": 7}]
+    try:
+        for step in MIGRATIONS[:2]:
+            step(db)
+        db.execute("PRAGMA user_version = 2")
+        db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Rain', 1.0, 2.0)")
+        db.execute(
+            "INSERT INTO messages (conversation_id, position, role, content, created_at, status, stats)"
+            " VALUES ('c1', 0, 'user', 'what did it record?', 1.5, 'complete', NULL),"
+            " ('c1', 1, 'assistant', ?, 1.6, 'complete', ?),"
+            " ('c1', 2, 'assistant', 'kept as it is: no offset', 1.7, 'complete', '{\"sources\": []}')",
+            (answer + line, json.dumps({"sources": sources, "sources_at": len(answer), "generated_tokens": 9})),
+        )
+    finally:
+        db.close()
+    with ConversationStore() as s:
+        _, migrated, other = s.messages("c1")
+        assert migrated.content == answer
+        assert migrated.stats == {"sources": sources, "generated_tokens": 9}
+        assert other.content == "kept as it is: no offset" and other.stats == {"sources": []}
+        assert s.search("field-notes") == [] and s.search("Sources") == []  # out of the search index too
+        assert [h.message_id for h in s.search("millimetres")] == [migrated.id]
+        assert (migrated.version, migrated.versions) == (0, 1)
+        fts_ok(s)
+
+
 def test_migrates_a_first_release_database(data_dir: Path) -> None:
     path = paths.database_path()
     db = sqlite3.connect(path, isolation_level=None)
@@ -316,17 +386,20 @@ def test_a_file_that_is_not_a_database_is_explained(data_dir: Path) -> None:
 
 
 def test_without_trigram_support_search_uses_like(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = store_module.trigram_search_available
-    monkeypatch.setattr(store_module, "trigram_search_available", lambda db: False)
+    modules = (store_core, store_schema)  # where the store asks whether this SQLite has trigrams
+    real = store_schema.trigram_search_available
+    for module in modules:
+        monkeypatch.setattr(module, "trigram_search_available", lambda db: False)
     with ConversationStore() as s:
         assert not s.has_search_index
         c = s.create_conversation("Zebra facts")
         m = s.append_message(c.id, "user", "Zebras have stripes; 斑马有条纹")
         assert [h.message_id for h in s.search("stripes")] == [m.id]
         assert [h.message_id for h in s.search("斑马")] == [m.id]
-        assert [h.message_id for h in s.search("zebra")] == [None, m.id]
+        assert [h.message_id for h in s.search("zebra")] == [m.id]  # one hit for the chat: title and message
     # Not monkeypatch.undo(): that would also undo the isolated data folder.
-    monkeypatch.setattr(store_module, "trigram_search_available", real)
+    for module in modules:
+        monkeypatch.setattr(module, "trigram_search_available", real)
     with ConversationStore() as s:  # a SQLite with trigrams builds the index for what is there
         assert s.has_search_index
         assert [h.message_id for h in s.search("stripes")] == [m.id]
@@ -419,3 +492,48 @@ def test_kill_9_mid_stream_loses_at_most_the_last_update(data_dir: Path) -> None
                     interrupted.add(reply_id)
             fts_ok(s)
     assert len(users) >= 8 and len(interrupted) >= 4, f"{len(interrupted)} of {kills} kills landed mid-stream"
+
+
+def test_versions_of_an_answer_new_choose_and_discard(store: ConversationStore) -> None:
+    c = store.create_conversation()
+    store.append_message(c.id, "user", "q")
+    first = store.append_message(c.id, "assistant", "first", stats={"generated_tokens": 1})
+    second = store.new_version(first.id)
+    assert second.id != first.id and (second.version, second.versions, second.status) == (1, 2, "streaming")
+    store.update_message(second.id, content="second", status="complete")
+    assert [m.content for m in store.messages(c.id)] == ["q", "second"]
+    assert [(v.version, v.content, v.stats) for v in store.versions(second.id)] == [
+        (0, "first", {"generated_tokens": 1})
+    ]
+    with pytest.raises(MessageNotFoundError):
+        store.get_message(first.id)  # a late save aimed at the replaced answer cannot land in the new one
+    chosen = store.choose_version(second.id, 0)
+    assert (chosen.content, chosen.version, chosen.versions) == ("first", 0, 2)
+    assert [v.content for v in store.versions(second.id)] == ["second"]
+    assert [h.message_id for h in store.search("first")] == [second.id]  # the version shown is the one found
+    assert store.search("second") == []
+    third = store.new_version(second.id)
+    assert (third.version, third.versions) == (2, 3)
+    back = store.discard_version(third.id)  # it got no word: the latest kept version is shown again
+    assert back is not None and (back.content, back.version, back.versions) == ("second", 1, 2)
+    store.delete_messages_after(c.id, 0)
+    assert store._db.execute("SELECT COUNT(*) FROM message_versions").fetchone()[0] == 0  # gone with their message
+
+
+def test_restoring_a_backup_from_an_older_schema_migrates_it(data_dir: Path, tmp_path: Path) -> None:
+    old = tmp_path / "old-backup.sqlite3"
+    db = sqlite3.connect(old, isolation_level=None)
+    for step in MIGRATIONS[:2]:
+        step(db)
+    db.execute("PRAGMA user_version = 2")
+    db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Before', 1.0, 2.0)")
+    db.execute(
+        "INSERT INTO messages (conversation_id, position, role, content, created_at) VALUES ('c1', 0, 'user', 'hi', 1.5)"
+    )
+    db.close()
+    from localmind.core import backup
+
+    with ConversationStore() as s:
+        backup.restore(s, old)
+        assert [m.content for m in s.messages("c1")] == ["hi"]  # it failed: no column "version" in a schema-2 file
+        assert s.append_message("c1", "assistant", "there").version == 0

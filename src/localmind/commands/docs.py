@@ -45,10 +45,10 @@ def register(sub: Any) -> None:
     search.set_defaults(handler=_search)
 
 
-def _open(use_embeddings: bool = True) -> Any:
+def _open(use_embeddings: bool = True, *, read_only: bool = False) -> Any:
     from localmind.documents.library import Library
 
-    return Library.open(use_embeddings=use_embeddings)
+    return Library.open(use_embeddings=use_embeddings, read_only=read_only)
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -146,7 +146,7 @@ def _embedder(args: argparse.Namespace) -> int:
 def _search(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise UserFacingError("The search is empty.", hint="Pass some words to look for.")
-    library = _open()
+    library = _open(read_only=True)  # searching writes nothing: it works in a read-only data folder too
     try:
         passages = library.search(args.query, args.limit, args.collection)
     finally:

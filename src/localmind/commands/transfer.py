@@ -121,9 +121,10 @@ def _write_output(text: str, output: str | None) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     from localmind.core import transfer
+    from localmind.core.store import open_for_reading
 
     fmt = args.format or ("json" if args.output and args.output.lower().endswith(".json") else "md")
-    with _open_store() as store:
+    with open_for_reading() as store:  # read-only: works in a data folder that cannot be written
         if args.list:
             conversations = store.list_conversations()
             if not conversations:

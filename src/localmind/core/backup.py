@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from localmind import __version__
+from localmind import __version__, paths
 from localmind.core.store import SCHEMA_VERSION, ConversationStore, StoreError, explain
 
 log = logging.getLogger(__name__)
@@ -98,10 +98,10 @@ def make_backup(store: Source, reason: str, version: str = __version__) -> Path:
         when += timedelta(seconds=1)
     partial = target.with_name(name + ".part")
     try:
-        target_folder.mkdir(parents=True, exist_ok=True)
+        paths.private_dir(target_folder)  # a backup holds every conversation: as private as the database
         # A connection of its own: the copy runs in one read transaction, so it is consistent even if the app writes.
         source = sqlite3.connect(_db_path(store).resolve().as_uri() + "?mode=ro", uri=True)
-        copy = sqlite3.connect(partial)
+        copy = sqlite3.connect(paths.private_file(partial))
         try:
             source.backup(copy)
             copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
@@ -183,6 +183,7 @@ def restore(store: ConversationStore, backup: Path) -> Path:
                 source.backup(store._db)
             except sqlite3.Error as exc:
                 raise explain(exc, store.path) from exc
+            store.file_replaced()  # a backup from before an update is migrated like any older database
     finally:
         source.close()
     return safety

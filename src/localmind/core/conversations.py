@@ -54,7 +54,10 @@ class Message:
     Attributes:
         status: "streaming" while a reply is being written; "stopped" when the user stopped it
             or the app ended before it finished (its text is kept); "error" when generation failed.
-        stats: what the engine reported for an assistant reply (tokens/s, time to first token...).
+        stats: what the engine reported for an assistant reply (tokens/s, time to first token...), and its
+            sources when it was answered from the user's documents (see ``SOURCES_KEY``).
+        version, versions: an answer that was regenerated has several versions; this is the one shown (from 0),
+            of ``versions``. The others are read with ``ConversationStore.versions``.
     """
 
     id: int
@@ -64,6 +67,21 @@ class Message:
     content: str
     created_at: float
     status: MessageStatus = "complete"
+    stats: dict[str, Any] | None = None
+    version: int = 0
+    versions: int = 1
+    # The versions not shown, when they were read for an export or from one (store reads leave this empty).
+    kept_versions: tuple[MessageVersion, ...] = ()
+
+
+@dataclass(frozen=True)
+class MessageVersion:
+    """A version of an answer that is not the one shown (see ``ConversationStore.versions``)."""
+
+    version: int
+    content: str
+    created_at: float
+    status: MessageStatus
     stats: dict[str, Any] | None = None
 
 
@@ -105,3 +123,39 @@ class ImportResult:
     def changed(self) -> list[Conversation]:
         """Conversations now in the store that were not there (or not like this) before, newest first in file order."""
         return [*self.added, *self.copied, *self.updated]
+
+
+# An answer's sources (the passages of the user's documents it cites) are its metadata: ``stats["sources"]``, a list
+# of {"number", "file", "page", "text", "chunk_id"}; an empty list means documents were searched and none matched.
+# The window shows them under the answer in the user's language; they are not part of the text (not copied, not
+# searched, not sent back to the model).
+SOURCES_KEY = "sources"
+# Before schema 3 the sources line was appended to the text, from this offset on (recorded in the stats).
+LEGACY_SOURCES_AT_KEY = "sources_at"
+
+
+def without_sources_line(content: str, stats: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """An answer stored (or exported) with its sources line in the text: the text without it, the stats without
+    the offset. Anything else comes back unchanged."""
+    if not isinstance(stats, dict) or LEGACY_SOURCES_AT_KEY not in stats:
+        return content, stats
+    at = stats[LEGACY_SOURCES_AT_KEY]
+    rest = {k: v for k, v in stats.items() if k != LEGACY_SOURCES_AT_KEY}
+    if isinstance(at, int) and not isinstance(at, bool) and 0 <= at <= len(content):
+        content = content[:at]
+    return content, rest
+
+
+def source_label(source: dict[str, Any]) -> str:
+    """ "notes.pdf p. 3" for one recorded source (the file's name, and its page when it has pages)."""
+    name = str(source.get("file", "")).replace("\\", "/").rsplit("/", 1)[-1]
+    page = source.get("page")
+    return f"{name} p. {page}" if isinstance(page, int) and not isinstance(page, bool) else name
+
+
+def answer_sources(stats: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The sources recorded for an answer (``[]``: none matched), or None when it was not answered from documents."""
+    raw = stats.get(SOURCES_KEY) if isinstance(stats, dict) else None
+    if not isinstance(raw, list):
+        return None
+    return [s for s in raw if isinstance(s, dict) and isinstance(s.get("number"), int)]

@@ -21,6 +21,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
@@ -33,7 +34,11 @@ from localmind.core.conversations import (
     ImportResult,
     Message,
     MessageStatus,
+    MessageVersion,
     Role,
+    answer_sources,
+    source_label,
+    without_sources_line,
 )
 from localmind.core.store import DAMAGED, ConversationStore, StoreError
 from localmind.errors import Phrase, UserFacingError
@@ -58,7 +63,12 @@ def collect(store: ConversationStore, conversation_ids: Sequence[str] | None = N
         if conversation_ids is None
         else [store.get_conversation(i) for i in conversation_ids]
     )
-    return [(c, store.messages(c.id)) for c in conversations]
+    return [(c, _with_versions(store, store.messages(c.id))) for c in conversations]
+
+
+def _with_versions(store: ConversationStore, messages: list[Message]) -> list[Message]:
+    """The messages, each with the versions of it that are not shown (an export keeps them)."""
+    return [replace(m, kept_versions=tuple(store.versions(m.id))) if m.versions > 1 else m for m in messages]
 
 
 def collect_readable(
@@ -82,7 +92,7 @@ def collect_readable(
     for id, title in wanted:
         try:
             conversation = store.get_conversation(id)
-            items.append((conversation, store.messages(id)))
+            items.append((conversation, _with_versions(store, store.messages(id))))
         except StoreError as exc:
             if exc.kind != DAMAGED:
                 raise
@@ -113,20 +123,34 @@ def to_json_data(items: Sequence[Exported]) -> dict[str, Any]:
                 "system_prompt": c.system_prompt,
                 "settings": c.settings,
                 "model": c.model,
-                "messages": [
-                    {
-                        "role": m.role,
-                        "content": m.content,
-                        "created_at": m.created_at,
-                        "status": m.status,
-                        "stats": m.stats,
-                    }
-                    for m in messages
-                ],
+                "messages": [_message_json(m) for m in messages],
             }
             for c, messages in items
         ],
     }
+
+
+def _message_json(m: Message) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "role": m.role,
+        "content": m.content,
+        "created_at": m.created_at,
+        "status": m.status,
+        "stats": m.stats,
+    }
+    if m.kept_versions:  # a regenerated answer: which version is shown, and the others (older readers ignore both)
+        data["version"] = m.version
+        data["versions"] = [
+            {
+                "version": v.version,
+                "content": v.content,
+                "created_at": v.created_at,
+                "status": v.status,
+                "stats": v.stats,
+            }
+            for v in m.kept_versions
+        ]
+    return data
 
 
 def to_json(items: Sequence[Exported]) -> str:
@@ -251,55 +275,91 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
         )
     conversations = r.field(data, "", "conversations", (list,))
     now = time.time()
-    items: list[Exported] = []
-    for i, raw in enumerate(conversations):
-        where = f"conversations[{i}]"
-        if not isinstance(raw, dict):
-            raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(raw)))
-        created = r.time(raw, where, "created_at", now)
-        conversation = Conversation(
-            id=r.field(raw, where, "id", (str,), ""),
-            title=r.title(raw, where),
-            created_at=created,
-            updated_at=r.time(raw, where, "updated_at", created),
-            system_prompt=r.field(raw, where, "system_prompt", (str,), ""),
-            settings=r.field(raw, where, "settings", (dict,), {}),
-            model=r.field(raw, where, "model", (str, type(None)), None),
+    return [_read_conversation(r, raw, f"conversations[{i}]", now) for i, raw in enumerate(conversations)]
+
+
+def _read_conversation(r: _Reader, raw: Any, where: str, now: float) -> Exported:
+    if not isinstance(raw, dict):
+        raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(raw)))
+    created = r.time(raw, where, "created_at", now)
+    conversation = Conversation(
+        id=r.field(raw, where, "id", (str,), ""),
+        title=r.title(raw, where),
+        created_at=created,
+        updated_at=r.time(raw, where, "updated_at", created),
+        system_prompt=r.field(raw, where, "system_prompt", (str,), ""),
+        settings=r.field(raw, where, "settings", (dict,), {}),
+        model=r.field(raw, where, "model", (str, type(None)), None),
+    )
+    messages = [
+        _read_message(r, m, f"{where}.messages[{j}]", conversation, j)
+        for j, m in enumerate(r.field(raw, where, "messages", (list,)))
+    ]
+    conversation.message_count = len(messages)
+    return conversation, messages
+
+
+def _read_status(r: _Reader, m: dict[str, Any], where: str) -> MessageStatus:
+    status = r.field(m, where, "status", (str,), "complete")
+    if status not in MESSAGE_STATUSES:
+        raise r.fail(
+            f"{where}.status",
+            Phrase("is {value}, expected one of {allowed}", value=repr(status), allowed=", ".join(MESSAGE_STATUSES)),
         )
-        messages: list[Message] = []
-        for j, m in enumerate(r.field(raw, where, "messages", (list,))):
-            mwhere = f"{where}.messages[{j}]"
-            if not isinstance(m, dict):
-                raise r.fail(mwhere, Phrase("should be an object, not {found}", found=_json_type(m)))
-            role = r.field(m, mwhere, "role", (str,))
-            if role not in ROLES:
-                raise r.fail(
-                    f"{mwhere}.role",
-                    Phrase("is {value}, expected one of {allowed}", value=repr(role), allowed=", ".join(ROLES)),
-                )
-            status = r.field(m, mwhere, "status", (str,), "complete")
-            if status not in MESSAGE_STATUSES:
-                raise r.fail(
-                    f"{mwhere}.status",
-                    Phrase(
-                        "is {value}, expected one of {allowed}", value=repr(status), allowed=", ".join(MESSAGE_STATUSES)
-                    ),
-                )
-            messages.append(
-                Message(
-                    id=0,
-                    conversation_id=conversation.id,
-                    position=j,
-                    role=cast(Role, role),
-                    content=r.field(m, mwhere, "content", (str,)),
-                    created_at=r.time(m, mwhere, "created_at", conversation.created_at),
-                    status=cast(MessageStatus, status),
-                    stats=r.field(m, mwhere, "stats", (dict, type(None)), None),
-                )
-            )
-        conversation.message_count = len(messages)
-        items.append((conversation, messages))
-    return items
+    return cast(MessageStatus, status)
+
+
+def _read_message(r: _Reader, m: Any, where: str, conversation: Conversation, position: int) -> Message:
+    if not isinstance(m, dict):
+        raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(m)))
+    role = r.field(m, where, "role", (str,))
+    if role not in ROLES:
+        raise r.fail(
+            f"{where}.role", Phrase("is {value}, expected one of {allowed}", value=repr(role), allowed=", ".join(ROLES))
+        )
+    created = r.time(m, where, "created_at", conversation.created_at)
+    # An export made before sources were metadata has the sources line in the text: it comes in without it.
+    content, stats = without_sources_line(
+        r.field(m, where, "content", (str,)), r.field(m, where, "stats", (dict, type(None)), None)
+    )
+    kept = [
+        _read_version(r, v, f"{where}.versions[{k}]", created)
+        for k, v in enumerate(r.field(m, where, "versions", (list,), []))
+    ]
+    # Versions are numbered 0..n-1 here whatever the file says: the one shown keeps its place among them.
+    shown = r.field(m, where, "version", (int,), len(kept))
+    order = sorted([(v.version, 1, v) for v in kept] + [(shown, 0, None)], key=lambda x: (x[0], x[1]))
+    number = next(i for i, item in enumerate(order) if item[2] is None)
+    renumbered = tuple(replace(item[2], version=i) for i, item in enumerate(order) if item[2] is not None)
+    return Message(
+        id=0,
+        conversation_id=conversation.id,
+        position=position,
+        role=cast(Role, role),
+        content=content,
+        created_at=created,
+        status=_read_status(r, m, where),
+        stats=stats,
+        version=number,
+        versions=len(renumbered) + 1,
+        kept_versions=renumbered,
+    )
+
+
+def _read_version(r: _Reader, v: Any, where: str, default_time: float) -> MessageVersion:
+    if not isinstance(v, dict):
+        raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(v)))
+    content, stats = without_sources_line(
+        r.field(v, where, "content", (str,)), r.field(v, where, "stats", (dict, type(None)), None)
+    )
+    status = _read_status(r, v, where)
+    return MessageVersion(
+        version=r.field(v, where, "version", (int,), 0),
+        content=content,
+        created_at=r.time(v, where, "created_at", default_time),
+        status="stopped" if status == "streaming" else status,
+        stats=stats,
+    )
 
 
 def import_json(store: ConversationStore, text: str | bytes, source: str = "The file") -> list[Conversation]:
@@ -353,6 +413,9 @@ def conversation_markdown(conversation: Conversation, messages: Sequence[Message
             heading += f" {_STATUS_NOTES[m.status]}"
         parts.append(heading)
         parts.append(m.content.strip("\n"))
+        sources = answer_sources(m.stats) if m.role == "assistant" else None
+        if sources:
+            parts.append("*Sources: " + "; ".join(f"[{s['number']}] {source_label(s)}" for s in sources) + "*")
     return "\n\n".join(parts) + "\n"
 
 

@@ -3,9 +3,10 @@
 The passages a question was asked with are saved in that user message's ``stats`` (``documents_prompt``), and the
 numbered sources in the answer's (``sources``), so a conversation reads the same to the model on every later turn
 (the engine's KV cache stays valid: see ``prompting``), regenerate and restart included, and an export records which
-sources were given and cited. The answer's stored text ends with a Markdown line of source links
-(``localmind-source:<chunk id>``) which the window opens as the passage; that line is cut off again before the
-conversation goes back to the model (``sources_at``).
+sources were given and cited. The answer's sources are its metadata, never its text: the window shows them under it
+in the user's language, as links (``localmind-source:<chunk id>``) that open the passage; they are not copied with
+the answer, not found by search and not read by the model. With no documents added, "Use my documents" changes
+nothing: no instruction, no search, no sources (the window says once that there are none yet).
 """
 
 from __future__ import annotations
@@ -43,13 +44,23 @@ class DocumentsChat:
         self.collections: list[str] = []
         self.last_turn: list[Source] | None = None  # the sources of the turn being answered; [] = no match
         self.fits: Callable[[str], bool] | None = None
-        # The footer under an answer, in the UI language (the window sets translations).
-        self.sources_label = "Sources"
-        self.no_match_text = "Sources: no matching passages"
+
+    def has_documents(self) -> bool:
+        """Whether anything is indexed: with nothing, "Use my documents" has nothing to add to a turn."""
+        try:
+            return self.library.index.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+        except Exception:  # a broken index must not stop the chat
+            log.warning("could not read the document index", exc_info=True)
+            return False
+
+    @property
+    def active(self) -> bool:
+        """On, and there is something to read."""
+        return self.enabled and self.has_documents()
 
     # -- what the model reads -------------------------------------------------------------------------------
     def system(self, system_prompt: str, messages: list[Message]) -> str:
-        if self.enabled or any((m.stats or {}).get(PROMPT_KEY) for m in messages):
+        if self.active or any((m.stats or {}).get(PROMPT_KEY) for m in messages):
             return instruction_for(system_prompt, self.fits)  # a small context gets a short one, or none
         return system_prompt
 
@@ -85,7 +96,7 @@ class DocumentsChat:
         """Find passages for the last question (once; regenerate reuses them). Returns the messages, updated."""
         self.last_turn = None
         users = [m for m in messages if m.role == "user"]
-        if not self.enabled or not users:
+        if not users or not self.active:
             return messages
         question = users[-1]
         stats = question.stats or {}
@@ -120,26 +131,15 @@ class DocumentsChat:
     def after_turn(
         self, messages: list[Message], text: str, stats: dict[str, Any] | None
     ) -> tuple[str, dict[str, Any] | None]:
-        """The answer with its sources line appended (and recorded in its stats)."""
+        """The answer's text as it is, and its stats with the sources it cites (``[]``: nothing matched)."""
         if self.last_turn is None or not text:
             return text, stats
         users = [m for m in messages if m.role == "user"]
         raw = {s["number"]: s for s in ((users[-1].stats or {}).get(SOURCES_KEY, []) if users else [])}
         used = cited(text, self.last_turn)
         self.last_turn = None
-        if not used:
-            footer = f"\n\n*{self.no_match_text}*"
-            return text + footer, {**(stats or {}), SOURCES_KEY: [], SOURCES_AT_KEY: len(text)}
-        links = " · ".join(
-            f"[\\[{s.number}\\] {_escape(s.label)}]({SOURCE_SCHEME}:{raw.get(s.number, {}).get('chunk_id') or 0})"
-            for s in used
-        )
         recorded = [{**s.as_json(), "chunk_id": raw.get(s.number, {}).get("chunk_id")} for s in used]
-        return f"{text}\n\n**{self.sources_label}:** {links}", {
-            **(stats or {}),
-            SOURCES_KEY: recorded,
-            SOURCES_AT_KEY: len(text),
-        }
+        return text, {**(stats or {}), SOURCES_KEY: recorded}
 
     def passage(self, chunk_id: int) -> Passage | None:
         row = self.library.index.db.execute(
@@ -148,7 +148,3 @@ class DocumentsChat:
             (chunk_id,),
         ).fetchone()
         return Passage(row[0], row[1], row[2], row[3], 0.0, row[4]) if row else None
-
-
-def _escape(text: str) -> str:
-    return "".join("\\" + ch if ch in "[]()*_`\\<>" else ch for ch in text)

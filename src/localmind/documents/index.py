@@ -23,6 +23,8 @@ from pathlib import Path
 from localmind.documents.chunking import TokenCounter, approximate_tokens, chunk_pages, search_text
 from localmind.documents.extract import ExtractionError, extract, is_supported
 from localmind.errors import UserFacingError
+from localmind.paths import private_dir, private_file
+from localmind.sqlite_files import connect_read_only
 
 log = logging.getLogger(__name__)
 
@@ -139,22 +141,24 @@ def expand(paths: Iterable[Path]) -> Iterator[Path]:
 class DocumentIndex:
     """The index database. Safe to use from one thread at a time per instance; open one per thread."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """``read_only``: search and list without writing anything (a read-only data folder works; see sqlite_files)."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = read_only
         try:
-            self.db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            if read_only:
+                self.db = connect_read_only(path, timeout_s=10)
+                if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                    raise sqlite3.DatabaseError("made by an older LocalMind; open it once where it can be written")
+            else:
+                private_file(private_dir(path.parent) / path.name)  # 0700 folder, 0600 file: documents are private
+                self.db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self._migrate()
         except sqlite3.DatabaseError as exc:
-            raise DocumentIndexError.say(
-                "The document index at {path} could not be opened ({reason}).",
-                "Close other copies of LocalMind; if it persists, delete that file and add your documents again.",
-                path=path,
-                reason=exc,
-            ) from exc
+            raise _open_error(path, exc, read_only) from exc
         self.lock = threading.RLock()
 
     def _migrate(self) -> None:
@@ -391,6 +395,36 @@ class DocumentIndex:
                 (model, limit),
             )
         )
+
+
+def _open_error(path: Path, exc: sqlite3.DatabaseError, read_only: bool) -> DocumentIndexError:
+    """Why the index cannot be opened, with advice that fits: deleting it is only for a damaged file."""
+    text = str(exc).lower()
+    if read_only and not path.exists():
+        return DocumentIndexError.say(
+            "No documents are indexed yet ({path} does not exist).",
+            "Add some with: localmind docs add FILE_OR_FOLDER",
+            path=path,
+        )
+    if "readonly" in text or "read-only" in text or (path.parent.is_dir() and not os.access(path.parent, os.W_OK)):
+        return DocumentIndexError.say(
+            "The document index at {path} cannot be written (its folder or the disk is read-only).",
+            "Searching still works: localmind docs search QUERY. To add documents, make that folder writable.",
+            path=path,
+        )
+    if "locked" in text or "busy" in text:
+        return DocumentIndexError.say(
+            "Another program is using the document index at {path} right now ({reason}).",
+            "Wait until it finishes (for example a 'localmind docs add' in a terminal), then try again.",
+            path=path,
+            reason=exc,
+        )
+    return DocumentIndexError.say(
+        "The document index at {path} could not be opened ({reason}).",
+        "Close other copies of LocalMind; if it persists, delete that file and add your documents again.",
+        path=path,
+        reason=exc,
+    )
 
 
 def _escape_like(pattern: str) -> str:

@@ -30,8 +30,14 @@ class Library:
         self.retriever = Retriever(index)
 
     @staticmethod
-    def open(path: Path | None = None, embedding_model: Path | None = None, use_embeddings: bool = True) -> Library:
-        index = DocumentIndex(path or index_path())
+    def open(
+        path: Path | None = None,
+        embedding_model: Path | None = None,
+        use_embeddings: bool = True,
+        *,
+        read_only: bool = False,
+    ) -> Library:
+        index = DocumentIndex(path or index_path(), read_only=read_only)
         embedder: Embedder | None = None
         folder = embedding_model or (installed_embedding_model() if use_embeddings else None)
         if folder is not None:

@@ -15,22 +15,24 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer
 
-from localmind.core.conversations import Conversation, Message, MessageStatus
+from localmind.core.conversations import Message, MessageStatus
 from localmind.core.store import ConversationStore, classify
-from localmind.engine.types import ChatMessage, FinishReason, LoadInfo, TurnFinished
+from localmind.engine.types import FinishReason, TurnFinished
 from localmind.errors import UserFacingError
-from localmind.models.reply_saver import ReplySaver, change_problem, message_problem, open_problem
+from localmind.models.open_conversation import OpenConversation, _Turn
+from localmind.models.reply_saver import ReplySaver, change_problem, message_problem
 from localmind.settings import Settings, generation_options
 from localmind.workers.inference import InferenceService
 
 log = logging.getLogger(__name__)
 
 SAVE_INTERVAL_MS = 500
+# Closing waits at most this long for the engine to end a turn in flight (it stops within one step, ~0.1 s).
+SHUTDOWN_STOP_WAIT_S = 1.5
 TITLE_CHARS = 48
 
 
@@ -43,174 +45,20 @@ def title_from(text: str) -> str:
     return "New chat"
 
 
-@dataclass
-class _Turn:
-    request_id: int
-    conversation_id: str
-    reply: Message
-    user_message: Message | None  # set when the turn was started by sending a new message
-    parts: list[str] = field(default_factory=list)
-    chars: int = 0
-    saved_chars: int = 0
-
-    @property
-    def text(self) -> str:
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
-
-
-class ChatSession(QObject):
-    """Sends messages, streams replies into the store and tells the views what changed.
-
-    Signals:
-        conversation_opened(object, list): a conversation (``None`` for a new, unsaved chat) and its messages;
-            also sent after a regenerate or an edit reshaped the messages.
-        conversations_changed(): the sidebar's list should be read again.
-        message_added(Message), reply_delta(str), message_updated(Message): changes to the open conversation.
-        generating_changed(bool)
-        turn_finished(TurnStats)
-        context_usage(int used, int budget)
-        error(str title, str detail): something went wrong; ``detail`` says what to do.
-        draft_returned(str): a message that could not be sent, for the composer to show again.
-    """
-
-    conversation_opened = Signal(object, list)
-    conversations_changed = Signal()
-    message_added = Signal(object)
-    reply_delta = Signal(str)
-    message_updated = Signal(object)
-    generating_changed = Signal(bool)
-    turn_finished = Signal(object)
-    context_usage = Signal(int, int)
-    error = Signal(str, str)
-    draft_returned = Signal(str)
+class ChatSession(OpenConversation):
+    """Sends messages, streams replies into the store and tells the views what changed (the signals are
+    ``OpenConversation``'s)."""
 
     def __init__(
         self, store: ConversationStore, service: InferenceService, settings: Settings, parent: QObject | None = None
     ) -> None:
-        super().__init__(parent)
-        self.store = store
-        self.service = service
-        self.settings = settings
-        self.model: LoadInfo | None = None
-        self.conversation: Conversation | None = None
-        self.messages: list[Message] = []
-        self._draft_system_prompt = settings.generation.system_prompt
-        self._draft_settings: dict[str, Any] = {}
-        self._turn: _Turn | None = None
-        self._count_request: int | None = None
+        super().__init__(store, service, settings, parent)
         self._submitted_at: float | None = None
-        self._closed = False
-        self.documents: Any = None  # a documents.chat.DocumentsChat when the app has one ("Use my documents")
         self._save_timer = QTimer(self)
         self._save_timer.setInterval(SAVE_INTERVAL_MS)
         self._save_timer.timeout.connect(self.save_partial_reply)
         # Answers whose final save failed (full disk, lock, read-only) live here until they are stored.
         self.saver = ReplySaver(store, self)
-
-    # -- state --------------------------------------------------------------------------------------------------
-    @property
-    def generating(self) -> bool:
-        return self._turn is not None
-
-    @property
-    def conversation_id(self) -> str | None:
-        return self.conversation.id if self.conversation else None
-
-    @property
-    def turn_progress(self) -> tuple[int, int] | None:
-        """(reply message id, characters received) of the turn in flight."""
-        return (self._turn.reply.id, self._turn.chars) if self._turn else None
-
-    @property
-    def generating_conversation_id(self) -> str | None:
-        return self._turn.conversation_id if self._turn else None
-
-    def set_model(self, info: LoadInfo | None) -> None:
-        """The model now ready for turns (``None`` while loading or after a failure)."""
-        self.model = info
-        if info is not None:
-            self.request_context_usage()
-
-    def chat_settings(self) -> tuple[str, dict[str, Any]]:
-        """System prompt and per-conversation generation settings of the open (or unsaved) chat."""
-        if self.conversation is not None:
-            return self.conversation.system_prompt, dict(self.conversation.settings)
-        return self._draft_system_prompt, dict(self._draft_settings)
-
-    def set_chat_settings(self, system_prompt: str, settings: dict[str, Any]) -> None:
-        if self.conversation is None:
-            self._draft_system_prompt, self._draft_settings = system_prompt, dict(settings)
-            return
-        self.store.update_conversation(self.conversation.id, system_prompt=system_prompt, settings=dict(settings))
-        self.conversation = dataclasses.replace(self.conversation, system_prompt=system_prompt, settings=dict(settings))
-        self.request_context_usage()
-
-    # -- conversations ------------------------------------------------------------------------------------------
-    def new_chat(self) -> None:
-        self.conversation = None
-        self.messages = []
-        self._draft_system_prompt = self.settings.generation.system_prompt
-        self._draft_settings = {}
-        self.conversation_opened.emit(None, [])
-        self.context_usage.emit(0, self.model.context_budget if self.model else 0)
-
-    def open_conversation(self, conversation_id: str) -> bool:
-        previous = self.conversation
-        try:
-            self.conversation = self.store.get_conversation(conversation_id)
-            self._reload_messages()
-        except UserFacingError as exc:
-            # A damaged page under this chat: say so; the other chats stay usable.
-            self.conversation = previous
-            self.error.emit(
-                self.tr("This conversation cannot be opened."),
-                open_problem(classify(exc)) or str(exc),
-            )
-            return False
-        self.request_context_usage()
-        return True
-
-    def _reload_messages(self) -> None:
-        assert self.conversation is not None
-        messages = self.store.messages(self.conversation.id)
-        turn = self._turn
-        if turn is not None and turn.conversation_id == self.conversation.id:
-            # The store holds the text as of the last save; the turn holds every token so far.
-            messages = [dataclasses.replace(m, content=turn.text) if m.id == turn.reply.id else m for m in messages]
-        self.messages = messages
-        self.conversation_opened.emit(self.conversation, list(messages))
-
-    def rename_conversation(self, conversation_id: str, title: str) -> None:
-        self.store.rename_conversation(conversation_id, title)
-        if self.conversation is not None and self.conversation.id == conversation_id:
-            self.conversation = self.store.get_conversation(conversation_id)
-        self.conversations_changed.emit()
-
-    def delete_conversation(self, conversation_id: str) -> None:
-        """Move a conversation to the trash (``restore_conversation`` undoes it); its turn, if any, stops."""
-        if self._turn is not None and self._turn.conversation_id == conversation_id:
-            self._abandon_turn()
-        self.store.delete_conversation(conversation_id)
-        if self.conversation_id == conversation_id:
-            self.new_chat()
-        self.conversations_changed.emit()
-
-    def restore_conversation(self, conversation_id: str) -> None:
-        self.store.restore_conversation(conversation_id)
-        self.conversations_changed.emit()
-
-    def request_context_usage(self) -> None:
-        """Ask the engine how full the context is for the open conversation (answered by ``on_token_count``)."""
-        if self.model is None or self.generating:
-            return
-        history = self._history()
-        if not any(m.role != "system" for m in history):
-            self._count_request = None
-            self.context_usage.emit(0, self.model.context_budget)
-            return
-        self._count_request = self.service.request_token_count(history)
 
     # -- turns --------------------------------------------------------------------------------------------------
     def send(self, text: str) -> bool:
@@ -254,21 +102,43 @@ class ChatSession(QObject):
         return self._start_turn(user_message=user, reply=reply)
 
     def regenerate(self) -> bool:
-        """Replace the last answer with a new one."""
+        """Answer the last question again; the answer there now is kept as another version (‹ 1/2 ›)."""
         if self.generating or self._closed or self.conversation is None or self.model is None:
             return False
         users = [m for m in self.messages if m.role == "user"]
         if not users:
             return False
+        answer = next((m for m in self.messages if m.position > users[-1].position and m.role == "assistant"), None)
         try:
-            self.store.delete_messages_after(self.conversation.id, users[-1].position)
-            self._reload_messages()
+            if answer is None:  # an unanswered question: a first answer
+                self.store.delete_messages_after(self.conversation.id, users[-1].position)
+                reply = None
+            else:
+                reply = self.store.new_version(answer.id)
+            self._reload_messages(leave_out=reply.id if reply is not None else None)
         except UserFacingError as exc:
             self.error.emit(
                 self.tr("No answer was generated."), change_problem(classify(exc), self.store.path.parent, str(exc))
             )
             return False
-        return self._start_turn(user_message=None)
+        return self._start_turn(user_message=None, reply=reply)
+
+    def choose_version(self, message_id: int, version: int) -> bool:
+        """Show another version of an answer; the model reads the one shown from the next turn on."""
+        if self.generating or self._closed or not any(m.id == message_id for m in self.messages):
+            return False
+        try:
+            chosen = self.store.choose_version(message_id, version)
+        except UserFacingError as exc:
+            self.error.emit(
+                self.tr("The answer could not be changed."),
+                change_problem(classify(exc), self.store.path.parent, str(exc)),
+            )
+            return False
+        self.messages = [chosen if m.id == message_id else m for m in self.messages]
+        self.message_updated.emit(chosen)
+        self.request_context_usage()
+        return True
 
     def edit_message(self, message_id: int, text: str) -> bool:
         """Change an earlier user message and continue the conversation from it (later messages go)."""
@@ -292,24 +162,6 @@ class ChatSession(QObject):
     def stop(self) -> None:
         if self._turn is not None:
             self.service.cancel()
-
-    def engine_history(self) -> list[ChatMessage]:
-        """The open conversation as the engine reads it (type-ahead prepares exactly this)."""
-        return self._history()
-
-    def _history(self) -> list[ChatMessage]:
-        system_prompt, _ = self.chat_settings()
-        if self.documents is not None:
-            system_prompt = self.documents.system(system_prompt, self.messages)
-        history = [ChatMessage("system", system_prompt)] if system_prompt.strip() else []
-        for m in self.messages:
-            if m.role == "system" or m.status == "error" or not m.content:
-                continue
-            if self._turn is not None and m.id == self._turn.reply.id:
-                continue
-            content = self.documents.content_for_model(m) if self.documents is not None else m.content
-            history.append(ChatMessage(m.role, content))
-        return history
 
     def _start_turn(self, user_message: Message | None, reply: Message | None = None) -> bool:
         assert self.conversation is not None and self.model is not None
@@ -363,6 +215,8 @@ class ChatSession(QObject):
             return
         turn.parts.append(text)
         turn.chars += len(text)
+        if turn.first_text_at is None:
+            turn.first_text_at = time.monotonic()
         if turn.conversation_id == self.conversation_id:
             self.reply_delta.emit(text)
 
@@ -399,10 +253,7 @@ class ChatSession(QObject):
         # to the composer (a prompt too long for the context must not be lost, nor left in the way).
         self._finish_turn_state()
         first_gone = turn.user_message.position if turn.user_message is not None else turn.reply.position
-        try:
-            self.store.delete_messages_after(turn.conversation_id, first_gone - 1)
-        except UserFacingError as exc:
-            log.warning("Could not remove the unanswered turn: %s", exc)
+        self._take_back_reply(turn, first_gone)
         if first_gone == 0:
             self._forget_empty_conversation(turn.conversation_id)  # issue 10.11: no empty chat left in the list
         elif self.conversation_id == turn.conversation_id:
@@ -414,11 +265,6 @@ class ChatSession(QObject):
             self.error.emit(self.tr("No answer was generated."), message)
         self.conversations_changed.emit()
         self.request_context_usage()
-
-    def on_token_count(self, request_id: int, count: int) -> None:
-        if request_id == self._count_request and self.model is not None:
-            self._count_request = None
-            self.context_usage.emit(count, self.model.context_budget)
 
     def _finish_turn_state(self) -> None:
         self._turn = None
@@ -436,30 +282,24 @@ class ChatSession(QObject):
             self.messages = [updated if m.id == updated.id else m for m in self.messages]
             self.message_updated.emit(updated)
 
-    def _forget_empty_conversation(self, conversation_id: str) -> None:
-        """A chat whose first message was refused is not kept: the window goes back to a new chat with its settings."""
-        try:
-            self.store.delete_conversation(conversation_id)  # to the trash, emptied when the app closes
-        except UserFacingError as exc:
-            log.warning("Could not remove the empty chat: %s", exc)
-        if self.conversation_id != conversation_id or self.conversation is None:
-            return
-        system_prompt, settings = self.conversation.system_prompt, dict(self.conversation.settings)
-        self.conversation = None
-        self.messages = []
-        self._draft_system_prompt, self._draft_settings = system_prompt, settings
-        self.conversation_opened.emit(None, [])
-
     def _drop_empty_reply(self, turn: _Turn) -> None:
         """Remove a reply that never got a word; the question stays, with "Answer again" under it."""
         self._finish_turn_state()
-        try:
-            self.store.delete_messages_after(turn.conversation_id, turn.reply.position - 1)
-        except UserFacingError as exc:
-            log.warning("Could not remove the empty reply: %s", exc)
+        self._take_back_reply(turn, turn.reply.position)
         if self.conversation_id == turn.conversation_id:
             self._reload_messages()
         self.request_context_usage()
+
+    def _take_back_reply(self, turn: _Turn, first_gone: int) -> None:
+        """Remove a reply that never got a word, and what follows ``first_gone``; a new version of an answer gives
+        its place back to the version before it."""
+        try:
+            if turn.user_message is None and turn.reply.versions > 1:
+                self.store.discard_version(turn.reply.id)
+            else:
+                self.store.delete_messages_after(turn.conversation_id, first_gone - 1)
+        except UserFacingError as exc:
+            log.warning("Could not remove the unanswered reply: %s", exc)
 
     def _abandon_turn(self) -> None:
         """Stop the turn now and keep its text as "stopped" (closing, or its conversation is going away)."""
@@ -467,7 +307,21 @@ class ChatSession(QObject):
         if turn is None:
             return
         self.service.cancel()
-        self._end_turn(turn, "stopped", None)
+        self._end_turn(turn, "stopped", turn.measured_stats())
+
+    def _let_turn_stop(self, wait_s: float) -> None:
+        """Stop the turn in flight and give the engine up to ``wait_s`` to end it, so that a reply cut by quitting
+        keeps the engine's own figures (tokens, speed) as a reply stopped with Esc does. Only the service's events
+        are waited for: user input stays queued."""
+        turn = self._turn
+        if turn is None:
+            return
+        self.service.cancel()
+        deadline = time.monotonic() + wait_s
+        while self._turn is turn and time.monotonic() < deadline:
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents, 20)
+            if self._turn is turn:
+                time.sleep(0.005)
 
     def shutdown(self) -> None:
         """Stop and save the turn in flight, retry answers not stored yet; the session takes no new turns after this.
@@ -476,7 +330,8 @@ class ChatSession(QObject):
         then must be refused, or its turn would outlive the store.
         """
         self._closed = True
-        self._abandon_turn()
+        self._let_turn_stop(SHUTDOWN_STOP_WAIT_S)
+        self._abandon_turn()  # an engine that did not answer in time: the session's own figures are kept
         unsaved = self.saver.flush()
         if unsaved:
             log.error("%d answer(s) could not be stored before closing (messages %s)", len(unsaved), unsaved)

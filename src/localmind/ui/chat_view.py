@@ -56,6 +56,7 @@ class ChatView(QWidget):
     copy_requested = Signal(str)
     edit_requested = Signal(int)
     regenerate_requested = Signal()
+    version_requested = Signal(int, int)  # message id, version: show another version of that answer
     link_clicked = Signal(QUrl)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -126,7 +127,7 @@ class ChatView(QWidget):
         self.setUpdatesEnabled(False)
         try:
             self._remove_all()
-            self._records = [MessageRecord(m.id, m.role, m.content, m.status) for m in messages]
+            self._records = [MessageRecord.of(m) for m in messages]
             self._by_id = {r.id: r for r in self._records}
             self._first_built = max(0, len(self._records) - PAGE_SIZE)
             for record in self._records[self._first_built :]:
@@ -140,7 +141,7 @@ class ChatView(QWidget):
 
     def append_message(self, message: MessageLike) -> None:
         """Add a message at the end. The view follows it if it was at the bottom, or if the user wrote it."""
-        record = MessageRecord(message.id, message.role, message.content, message.status)
+        record = MessageRecord.of(message)
         self._records.append(record)
         self._by_id[record.id] = record
         self._insert_widget(self._list.count() - 1, record)
@@ -161,11 +162,16 @@ class ChatView(QWidget):
             return
         widget.append_text(text)
 
-    def update_message(self, message_id: int, content: str | None = None, status: str | None = None) -> None:
-        """Replace a message's text and/or status ("complete", "stopped", "error", "streaming")."""
+    def update_message(
+        self, message_id: int, content: str | None = None, status: str | None = None, details: object = None
+    ) -> None:
+        """Replace a message's text and/or status ("complete", "stopped", "error", "streaming"); ``details``: the
+        message whose sources and versions to show (a ``core.conversations.Message``)."""
         record = self._by_id.get(message_id)
         if record is None:
             return
+        if details is not None:
+            record.set_details(details)
         widget = self._widgets.get(message_id)
         if widget is None:
             if content is not None:
@@ -177,6 +183,8 @@ class ChatView(QWidget):
             widget.set_content(content)
         if status is not None:
             widget.set_status(status)
+        if details is not None and content is None and status is None:
+            widget.details_changed()  # (a new text or status re-renders with the details already)
 
     def clear(self) -> None:
         self._remove_all()
@@ -245,6 +253,7 @@ class ChatView(QWidget):
         widget.copy_requested.connect(self.copy_requested)
         widget.edit_requested.connect(self.edit_requested)
         widget.regenerate_requested.connect(self.regenerate_requested)
+        widget.version_requested.connect(self.version_requested)
         widget.link_activated.connect(self.link_clicked)
         self._list.insertWidget(index, widget)
         self._widgets[record.id] = widget

@@ -144,6 +144,13 @@ class DocumentsFeature(QObject):
     def _on_switch(self, enabled: bool, collections: list[str]) -> None:
         self.chat.enabled = enabled
         self.chat.collections = collections
+        if enabled and not self.chat.has_documents():
+            # Said once, here, rather than under every answer: answers come from the model alone until then.
+            self.mind.window.show_notice(
+                self.tr("You have not added any documents yet."),
+                self.tr("Add files or a folder on the Documents page; until then answers come from the model alone."),
+                timeout_ms=8000,
+            )
         self.mind.session.request_context_usage()  # the instruction counts in the gauge from now on
 
     def _count(self, text: str) -> int:
@@ -180,8 +187,6 @@ class DocumentsFeature(QObject):
     def retranslate(self) -> None:
         self.back_button.setText(self.tr("← Back to chat"))
         self.scroll.setAccessibleName(self.tr("Documents"))
-        self.chat.sources_label = self.tr("Sources")
-        self.chat.no_match_text = self.tr("Sources: no matching passages")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.holder and event.type() == QEvent.Type.LanguageChange:

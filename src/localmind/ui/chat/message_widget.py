@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from localmind.ui.chat import icons
+from localmind.core.conversations import answer_sources
+from localmind.ui.chat.actions import MessageActions
 from localmind.ui.chat.blocks import (
     CodeBlock,
     CodeClosed,
@@ -22,7 +24,8 @@ from localmind.ui.chat.blocks import (
     split_blocks,
 )
 from localmind.ui.chat.decor import Bubble, Flash, TypingDots
-from localmind.ui.chat.segments import CodeBlockWidget, CopyButton, MarkdownView
+from localmind.ui.chat.segments import CodeBlockWidget, MarkdownView
+from localmind.ui.chat.sources import show_sources
 from localmind.ui.chat.theme import ChatTheme
 from localmind.ui.chat.thinking import ThinkingRouter, ThinkingSection, split_thinking, strip_thinking
 
@@ -48,15 +51,34 @@ _SIDE_MARGIN = 10
 
 
 class MessageRecord:
-    """The view's own copy of a message: streamed text is kept as parts and joined only when read."""
+    """The view's own copy of a message: streamed text is kept as parts and joined only when read.
 
-    __slots__ = ("_parts", "id", "role", "status")
+    ``sources``: an answer's sources (``[]``: none matched) or None; ``version`` of ``versions``: which of a
+    regenerated answer's versions this is.
+    """
+
+    __slots__ = ("_parts", "id", "role", "sources", "status", "version", "versions")
 
     def __init__(self, message_id: int, role: str, content: str, status: str) -> None:
         self.id = message_id
         self.role = role
         self.status = status
         self._parts = [content]
+        self.sources: list[dict[str, Any]] | None = None
+        self.version, self.versions = 0, 1
+
+    @classmethod
+    def of(cls, message: Any) -> MessageRecord:
+        """A record of a ``core.conversations.Message`` (or anything with its id, role, content and status)."""
+        record = cls(message.id, message.role, message.content, message.status)
+        record.set_details(message)
+        return record
+
+    def set_details(self, message: Any) -> None:
+        """Take the message's sources and versions (what is not its text or status)."""
+        stats = getattr(message, "stats", None)
+        self.sources = answer_sources(stats) if self.role == "assistant" else None
+        self.version, self.versions = int(getattr(message, "version", 0)), int(getattr(message, "versions", 1))
 
     @property
     def content(self) -> str:
@@ -72,17 +94,6 @@ class MessageRecord:
         self._parts.append(text)
 
 
-def _action_button(text: str, accessible_name: str, parent: QWidget) -> QToolButton:
-    button = QToolButton(parent)
-    button.setText(text)
-    button.setAccessibleName(accessible_name)
-    button.setToolTip(accessible_name)
-    button.setAutoRaise(True)
-    button.setCursor(Qt.CursorShape.PointingHandCursor)
-    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    return button
-
-
 class MessageWidget(QWidget):
     """Shows one message and its actions.
 
@@ -90,12 +101,14 @@ class MessageWidget(QWidget):
         copy_requested(str): the message (or one of its code blocks) was put on the clipboard.
         edit_requested(int): the user wants to edit this (user) message.
         regenerate_requested(): the user wants this (last assistant) answer again.
+        version_requested(int message id, int version): show another version of this answer.
         link_activated(QUrl): a safe link was clicked.
     """
 
     copy_requested = Signal(str)
     edit_requested = Signal(int)
     regenerate_requested = Signal()
+    version_requested = Signal(int, int)
     link_activated = Signal(QUrl)
 
     def __init__(self, record: MessageRecord, theme: ChatTheme, parent: QWidget | None = None) -> None:
@@ -130,6 +143,7 @@ class MessageWidget(QWidget):
         # A reasoning model's <think> part, shown collapsed above the answer (assistant messages only).
         self._thinking: ThinkingSection | None = None
         self._router: ThinkingRouter | None = None
+        self._sources_view: MarkdownView | None = None
 
         if record.role == "user":
             row = QHBoxLayout()
@@ -149,31 +163,19 @@ class MessageWidget(QWidget):
         self._typing.hide()
         outer.addWidget(self._typing)
 
-        self._actions = QHBoxLayout()
-        self._actions.setContentsMargins(0, 0, 0, 0)
-        self._actions.setSpacing(2)
-        self._copy = CopyButton("", "", self)
-        self._copy.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._actions = MessageActions(record.role, self)
+        self._copy, self.edit_button, self.regenerate_button = (
+            self._actions.copy,
+            self._actions.edit_button,
+            self._actions.regenerate_button,
+        )
+        self._badge, self.version_switcher = self._actions.badge, self._actions.versions
         self._copy.clicked.connect(lambda: self._copy.copy_text(strip_thinking(self.record.content)))
         self._copy.copied.connect(self.copy_requested)
-        self.edit_button = _action_button("", "", self)
         self.edit_button.clicked.connect(lambda: self.edit_requested.emit(self.record.id))
-        self.regenerate_button = _action_button("", "", self)
         self.regenerate_button.clicked.connect(self.regenerate_requested)
-        self._badge = QLabel(self)
-        self._badge.setTextFormat(Qt.TextFormat.PlainText)
-        self._badge.hide()
-        if record.role == "user":
-            self._actions.addStretch(1)
-            self._actions.addWidget(self._copy)
-            self._actions.addWidget(self.edit_button)
-        else:
-            self._actions.addWidget(self._copy)
-            self._actions.addWidget(self.regenerate_button)
-            self._actions.addSpacing(6)
-            self._actions.addWidget(self._badge)
-            self._actions.addStretch(1)
-        outer.addLayout(self._actions)
+        self.version_switcher.version_requested.connect(lambda v: self.version_requested.emit(self.record.id, v))
+        outer.addWidget(self._actions)
 
         self.retranslate()
         self.apply_theme(theme, rerender=False)
@@ -187,15 +189,9 @@ class MessageWidget(QWidget):
         role = self.record.role
         names = {"user": self.tr("Your message"), "system": self.tr("System prompt")}
         self.setAccessibleName(names.get(role, self.tr("Assistant's answer")))
-        self._copy.set_label(self.tr("Copy"), self.tr("Copy message"))
-        for button, text, name in (
-            (self.edit_button, self.tr("Edit"), self.tr("Edit message")),
-            (self.regenerate_button, self.tr("Regenerate"), self.tr("Regenerate answer")),
-        ):
-            button.setText(text)
-            button.setAccessibleName(name)
-            button.setToolTip(name)
-        self._badge.setAccessibleName(self.tr("Message status"))
+        self._actions.retranslate()
+        if self._sources_view is not None and self.record.sources is not None:  # its words in the new language
+            show_sources(self._sources_view, self.record.sources, self._theme)
         if self._more is not None:
             self._more.setText(self.tr("Show less") if self._expanded else self.tr("Show more"))
             self._more.setAccessibleName(self._more.text())
@@ -236,6 +232,19 @@ class MessageWidget(QWidget):
                     self._add_prose_view().set_markdown(block.text)
             if long_answer:
                 self._add_more_button()
+            self._add_sources()
+        self._update_chrome()
+
+    def _add_sources(self) -> None:
+        """The answer's sources under it (its metadata, in the UI language), when it was answered from documents."""
+        self._sources_view = None
+        if self.record.sources is not None:
+            self._sources_view = show_sources(self._add_prose_view(), self.record.sources, self._theme)
+
+    def details_changed(self) -> None:
+        """The record's sources or versions changed (a finished answer, another version chosen)."""
+        if self._splitter is None:
+            self.render_content()
         self._update_chrome()
 
     def begin_stream(self) -> None:
@@ -417,6 +426,7 @@ class MessageWidget(QWidget):
             widget.deleteLater()
         self._segments = []
         self._live_prose, self._live_plain_chars, self._live_code, self._more = None, -1, None, None
+        self._sources_view = None
         self._pending_tail, self._tail_ready_at = None, 0.0
         self._tail_timer.stop()
 
@@ -432,17 +442,11 @@ class MessageWidget(QWidget):
         self._copy.setVisible(not streaming and self.record.role != "system")
         self.edit_button.setVisible(self._can_edit and self.record.role == "user")
         self.regenerate_button.setVisible(self._can_regenerate and not streaming and self.record.role == "assistant")
-        status = self.record.status
-        if self.record.role != "assistant" or status not in ("stopped", "error"):
-            self._badge.hide()
-            return
-        colour = self._theme.error if status == "error" else self._theme.muted
-        self._badge.setText(self.tr("Error") if status == "error" else self.tr("Stopped"))
-        self._badge.setStyleSheet(
-            f"QLabel {{ color: {colour.name()}; border: 1px solid {colour.name()}; border-radius: 9px;"
-            " padding: 0px 8px; font-size: small; }"
-        )
-        self._badge.show()
+        self.version_switcher.set_versions(self.record.version, self.record.versions)
+        self.version_switcher.setVisible(self.record.role == "assistant" and self.record.versions > 1 and not streaming)
+        # Another version cannot be chosen while any answer is being written (Edit is hidden then too).
+        self.version_switcher.setEnabled(self._can_edit)
+        self._actions.show_status(self.record.status, self._theme)
 
     def apply_theme(self, theme: ChatTheme, rerender: bool = True) -> None:
         self._theme = theme
@@ -451,14 +455,7 @@ class MessageWidget(QWidget):
             self._bubble.update()
         if self._thinking is not None:
             self._thinking.apply_theme(theme)
-        muted = self._copy.palette()
-        muted.setColor(QPalette.ColorRole.ButtonText, theme.muted)
-        muted.setColor(QPalette.ColorRole.WindowText, theme.muted)
-        self._copy.setIcon(icons.copy_icon(theme.muted))
-        self.edit_button.setIcon(icons.edit_icon(theme.muted))
-        self.regenerate_button.setIcon(icons.regenerate_icon(theme.muted))
-        for button in (self._copy, self.edit_button, self.regenerate_button):
-            button.setPalette(muted)
+        self._actions.apply_theme(theme)
         if rerender:
             if self._splitter is not None:
                 self.begin_stream()
