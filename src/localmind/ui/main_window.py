@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -42,6 +43,7 @@ from localmind.ui import icons, theme
 from localmind.ui.banner import Banner
 from localmind.ui.chat_view import ChatView
 from localmind.ui.composer import Composer
+from localmind.ui.focus import FocusKeeper
 from localmind.ui.plain import display_title, plain_labels, tooltip
 from localmind.ui.sidebar import Sidebar
 from localmind.ui.status_bar import StatusBar
@@ -208,6 +210,10 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([260, 900])
         self.setCentralWidget(self.splitter)
 
+        # After an action that does not take typing, the message box has the keyboard (ui/focus.py).
+        self.focus_keeper = FocusKeeper(self, self.composer.input, self.main_stack, self.chat_area)
+        self.focus_keeper.send_typing(self.sidebar.list_view)
+        self.focus_keeper.send_typing(self.sidebar.results_view, to=self.sidebar.search_field)
         self._build_actions()
         self.chat_view.link_clicked.connect(self.open_link)
         self.chat_view.copy_requested.connect(self.copy_text)
@@ -484,6 +490,14 @@ class MainWindow(QMainWindow):
         if self._pending_splitter is not None:
             self.splitter.restoreState(self._pending_splitter)
             self._pending_splitter = None
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        # Tab and Shift+Tab end here from any widget of the window; so does a focused widget that is hidden or
+        # disabled (then the focus is not moved on purpose).
+        focused = QApplication.focusWidget()
+        on_purpose = focused is not None and focused.isVisible() and focused.isEnabled()
+        with self.focus_keeper.navigating(on_purpose):
+            return super().focusNextPrevChild(next)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_window_state()
