@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QSettings, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -54,6 +54,7 @@ DEFAULT_SIZE = (1180, 780)
 MINIMUM_SIZE = (720, 480)
 FRAME_ALLOWANCE = QSize(16, 48)  # the window manager's title bar and borders, outside the window's own size
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
+BANNER_MARGIN = (20, 8)  # a notice's distance from the sides (as the message box's) and the top of the page
 
 
 def _resolved(folder: str) -> Path | None:
@@ -155,12 +156,6 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.welcome_page)
         self.pages.addWidget(self.chat_view)
 
-        banner_row = QHBoxLayout()
-        banner_row.setContentsMargins(20, 0, 20, 0)
-        self.banner.setMaximumWidth(CONTENT_WIDTH)
-        banner_row.addStretch(1)
-        banner_row.addWidget(self.banner, 100)
-        banner_row.addStretch(1)
         composer_row = QHBoxLayout()
         composer_row.setContentsMargins(20, 6, 20, 10)
         self.composer.setMaximumWidth(CONTENT_WIDTH)
@@ -173,11 +168,15 @@ class MainWindow(QMainWindow):
         chat_layout.setContentsMargins(0, 0, 0, 0)
         chat_layout.setSpacing(0)
         chat_layout.addWidget(self.header)
-        chat_layout.addSpacing(8)
-        chat_layout.addLayout(banner_row)
         chat_layout.addWidget(self.pages, 1)
         chat_layout.addLayout(composer_row)
         chat_layout.addWidget(self.status)
+        # Notices float over the top of the page instead of pushing it down (and back up when a timed one goes):
+        # a click aimed at a card while a notice came or went landed on another one (issue 21).
+        self.banner.setParent(self.chat_area)
+        self.banner.setMaximumWidth(CONTENT_WIDTH)
+        self.chat_area.installEventFilter(self)
+        self.banner.installEventFilter(self)
 
         self.manager_holder = QWidget()
         self.manager_layout = manager_layout = QVBoxLayout(self.manager_holder)
@@ -490,6 +489,24 @@ class MainWindow(QMainWindow):
         if self._pending_splitter is not None:
             self.splitter.restoreState(self._pending_splitter)
             self._pending_splitter = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.chat_area and event.type() == QEvent.Type.Resize) or (
+            watched is self.banner and event.type() in (QEvent.Type.Show, QEvent.Type.LayoutRequest)
+        ):
+            self._place_banner()
+        return super().eventFilter(watched, event)
+
+    def _place_banner(self) -> None:
+        """The notice over the top of the page, as wide as the chat column (the page itself does not move)."""
+        pages = self.pages.geometry()
+        side, top = BANNER_MARGIN
+        width = max(min(CONTENT_WIDTH, pages.width() - 2 * side), 1)
+        height = self.banner.heightForWidth(width) if self.banner.hasHeightForWidth() else -1
+        height = max(height, self.banner.minimumSizeHint().height())
+        height = min(height, max(pages.height() - 2 * top, 1))
+        self.banner.setGeometry(pages.x() + (pages.width() - width) // 2, pages.y() + top, width, height)
+        self.banner.raise_()
 
     def focusNextPrevChild(self, next: bool) -> bool:
         # Tab and Shift+Tab end here from any widget of the window; so does a focused widget that is hidden or

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QTextLayout
+from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QResizeEvent, QTextLayout
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QStyle,
     QStyledItemDelegate,
@@ -125,6 +126,36 @@ class ConversationList(QListView):
         super().keyPressEvent(event)
 
 
+class ElidedTitleLabel(QLabel):
+    """A one-line label of a sentence around a title ("Deleted “{title}”"): where the line is too narrow the title is
+    shortened with "…" and the sentence around it stays whole; the full title is in the tooltip."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._template = "{title}"
+        self._title = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def set_title(self, template: str, title: str) -> None:
+        self._template, self._title = template, title
+        self.setToolTip(title)
+        self._fit()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        metrics = self.fontMetrics()
+        room = self.contentsRect().width() - metrics.horizontalAdvance(self._template.format(title=""))
+        title = metrics.elidedText(self._title, Qt.TextElideMode.ElideRight, max(room, 0)) if room > 0 else "…"
+        self.setText(self._template.format(title=title or "…"))
+
+
 class Sidebar(QFrame):
     """Signals:
     new_chat_requested(), conversation_selected(str id), delete_requested(str id), undo_delete_requested(str id),
@@ -215,7 +246,7 @@ class Sidebar(QFrame):
 
         self.undo_bar = QFrame()
         self.undo_bar.setObjectName("UndoBar")
-        self.undo_label = QLabel()
+        self.undo_label = ElidedTitleLabel()
         self.undo_button = QPushButton()
         self.undo_button.setObjectName("GhostButton")
         self.undo_button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -299,7 +330,7 @@ class Sidebar(QFrame):
 
     def show_deleted(self, conversation_id: str, title: str) -> None:
         self._deleted_id = conversation_id
-        self.undo_label.setText(self.tr("Deleted “{title}”").format(title=_short(title)))
+        self.undo_label.set_title(self.tr("Deleted “{title}”"), display_title(title))
         self.undo_bar.show()
         self._undo_timer.start()
 
@@ -427,8 +458,3 @@ class Sidebar(QFrame):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
-
-
-def _short(text: str, limit: int = 28) -> str:
-    text = display_title(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
