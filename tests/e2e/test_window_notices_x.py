@@ -2,6 +2,7 @@
 
 - "Your message was not sent yet" floats over the page: the welcome page's buttons stay where they were while it
   shows and after it goes (it pushed them down, and back 4 s later, so a click landed on the wrong card).
+- The welcome page's folder card speaks plainly; the formats it opens are behind "Details".
 - "Deleted “…”" in the sidebar shortens a long title with "…" and keeps the closing quote.
 Screenshots go to build/screenshots/.
 """
@@ -41,6 +42,14 @@ def test_notices_move_nothing_and_shorten_titles_with_an_ellipsis(tmp_path: Path
             x.click(int((left + width / 2) * zoom), int((top + (height / 2 if dy is None else dy)) * zoom), button)
 
         click(ui.wait("New chat", text="New chat", cls="QPushButton"))
+        # The welcome card in plain words; the formats behind "Details" (scrolled to, where the screen is short).
+        page = ui.wait("the welcome page", name="WelcomeScroll")
+        left, top, width, height = page["rect"]
+        x.xdotool("mousemove", "--sync", str(int((left + width / 2) * zoom)), str(int((top + height / 2) * zoom)))
+        x.xdotool("click", "--repeat", "5", "5")  # the mouse wheel, down
+        click(ui.wait("the Details expander", text="▸ Details"))
+        ui.wait("the formats", contains="genai_config.json", cls="QLabel")
+        x.screenshot(SHOTS / f"welcome-details-{scale}.png")
         card = ui.wait("the welcome page's folder button", text="Open a model folder…", cls="QPushButton")
         x.type("hello")
         x.key("Return")  # no model: the message is not sent

@@ -157,8 +157,9 @@ def validate_model_folder(
                 names=names,
             )
         raise ModelLoadError.say(
-            "{folder} is not an onnxruntime-genai model folder: {config} is missing.",
-            "LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.",
+            "{folder} does not hold a model LocalMind can open: {config} is missing.",
+            "Choose the folder of a model you downloaded, or get a model on the Models page "
+            "(“Get more models…” in the model picker).",
             folder=path,
             config=CONFIG_NAME,
         )
