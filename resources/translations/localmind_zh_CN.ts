@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ChatHeader</name>
+    <message>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <source>Choose a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <source>Model: {name}</source>
+        <translation>模型：{name}</translation>
+    </message>
+    <message>
+        <source>Settings (Ctrl+,)</source>
+        <translation>设置 (Ctrl+,)</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Open a model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Get more models…</source>
+        <translation>获取更多模型…</translation>
+    </message>
+    <message>
+        <source>Choose the model</source>
+        <translation>选择模型</translation>
+    </message>
+</context>
+<context>
     <name>AlreadyRunning</name>
     <message>
         <location filename="../../src/localmind/ui/already_running.py" line="28"/>

@@ -192,6 +192,52 @@ class Sidebar(QFrame):
         self.new_chat_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.new_chat_button.clicked.connect(self.new_chat_requested)
 
+        self._build_search()
+        self.section_label = QLabel()
+        self.section_label.setObjectName("SectionLabel")
+
+        self._build_lists(model)
+        self.empty_hint = QLabel()
+        self.empty_hint.setObjectName("EmptyHint")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
+
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.list_view)
+        self.stack.addWidget(self.results_view)
+        self.stack.addWidget(self.empty_hint)
+
+        self._build_undo_bar()
+        self._build_footer()
+        title_row = QHBoxLayout()
+        title_row.setContentsMargins(4, 0, 0, 0)
+        title_row.setSpacing(8)
+        title_row.addWidget(self.logo)
+        title_row.addWidget(self.app_title, 1)
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(0, 0, 0, 0)
+        bottom.addWidget(self.settings_button, 1, Qt.AlignmentFlag.AlignLeft)
+        bottom.addWidget(self.more_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 12, 10, 10)
+        layout.setSpacing(8)
+        layout.addLayout(title_row)
+        layout.addSpacing(4)
+        layout.addWidget(self.new_chat_button)
+        layout.addWidget(self.search_field)
+        layout.addWidget(self.section_label)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.undo_bar)
+        layout.addWidget(self.documents_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addLayout(bottom)
+        self.setMinimumWidth(200)
+        self.apply_theme()
+        self.retranslate()
+        self._update_empty()
+
+    # -- building ----------------------------------------------------------------------------------------------------
+    def _build_search(self) -> None:
         self.search_field = QLineEdit()
         self.search_field.setObjectName("SearchField")
         self.search_field.setClearButtonEnabled(True)
@@ -204,9 +250,8 @@ class Sidebar(QFrame):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self._emit_search)
 
-        self.section_label = QLabel()
-        self.section_label.setObjectName("SectionLabel")
-
+    def _build_lists(self, model: ConversationListModel) -> None:
+        """The chats, and the search results shown instead of them while searching."""
         self.list_view = ConversationList()
         self.list_view.setObjectName("ConversationList")
         self.list_view.setModel(model)
@@ -234,16 +279,8 @@ class Sidebar(QFrame):
         self.results_view.clicked.connect(self._on_hit)
         self.results_view.activated.connect(self._on_hit)
 
-        self.empty_hint = QLabel()
-        self.empty_hint.setObjectName("EmptyHint")
-        self.empty_hint.setWordWrap(True)
-        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
-
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.list_view)
-        self.stack.addWidget(self.results_view)
-        self.stack.addWidget(self.empty_hint)
-
+    def _build_undo_bar(self) -> None:
+        """ "Deleted “…”" with Undo, for a few seconds after a delete."""
         self.undo_bar = QFrame()
         self.undo_bar.setObjectName("UndoBar")
         self.undo_label = ElidedTitleLabel()
@@ -261,6 +298,8 @@ class Sidebar(QFrame):
         self._undo_timer.setInterval(UNDO_SECONDS * 1000)
         self._undo_timer.timeout.connect(self.undo_bar.hide)
 
+    def _build_footer(self) -> None:
+        """Documents, Settings and the import/export menu at the bottom."""
         self.settings_button = QPushButton()
         self.settings_button.setObjectName("GhostButton")
         self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -280,33 +319,6 @@ class Sidebar(QFrame):
         self.export_json_action = self.more_menu.addAction("")
         self.export_json_action.triggered.connect(lambda: self.export_requested.emit("", "json"))
         self.more_button.setMenu(self.more_menu)
-
-        title_row = QHBoxLayout()
-        title_row.setContentsMargins(4, 0, 0, 0)
-        title_row.setSpacing(8)
-        title_row.addWidget(self.logo)
-        title_row.addWidget(self.app_title, 1)
-        bottom = QHBoxLayout()
-        bottom.setContentsMargins(0, 0, 0, 0)
-        bottom.addWidget(self.settings_button, 1, Qt.AlignmentFlag.AlignLeft)
-        bottom.addWidget(self.more_button)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 12, 10, 10)
-        layout.setSpacing(8)
-        layout.addLayout(title_row)
-        layout.addSpacing(4)
-        layout.addWidget(self.new_chat_button)
-        layout.addWidget(self.search_field)
-        layout.addWidget(self.section_label)
-        layout.addWidget(self.stack, 1)
-        layout.addWidget(self.undo_bar)
-        layout.addWidget(self.documents_button, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addLayout(bottom)
-        self.setMinimumWidth(200)
-        self.apply_theme()
-        self.retranslate()
-        self._update_empty()
 
     # -- from the app --------------------------------------------------------------------------------------------
     def select_conversation(self, conversation_id: str | None) -> None:
