@@ -214,7 +214,7 @@ def validate_model_folder(
             '{config} in {folder} has no "model" section.', _REDOWNLOAD, config=CONFIG_NAME, folder=path
         )
     model = config["model"]
-    onnx_file = _decoder_file(path, model)
+    _decoder_file(path, model)
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
         raise ModelLoadError.say("tokenizer.json is missing from {folder}.", _REDOWNLOAD, folder=path)
     if read_tokenizer:
@@ -231,7 +231,7 @@ def validate_model_folder(
     return ModelFolder(
         path=loadable,
         config=config,
-        onnx_file=loadable / decoder["filename"],
+        onnx_file=loadable / str(model["decoder"]["filename"]),
         model_type=str(model.get("type", "unknown")),
         context_length=context,
         chat_template=template,
