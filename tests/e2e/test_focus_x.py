@@ -1,7 +1,8 @@
 """Where typing goes after the window's common actions: the real app under Xvfb + openbox, real X clicks and keys.
 
-Issue 21: after clicking a chat in the sidebar, the letters typed jumped to the chat whose title starts with them;
-after "Open a model folder…" and after Regenerate the typed text went nowhere (and a space toggled a header switch).
+Issue 21: Enter without a model left a line break that was sent with the message later; after clicking a chat in
+the sidebar, the letters typed jumped to the chat whose title starts with them; after "Open a model folder…" and
+after Regenerate the typed text went nowhere (and a space toggled a header switch).
 The rule (ui/focus.py): after an action that does not itself take typing, the message box has the keyboard. Each step
 below types a message with real keys and presses Enter; the message must be stored, in the chat that was open.
 """
@@ -67,8 +68,13 @@ def test_typing_after_the_common_actions_reaches_the_message_box(tmp_path: Path,
         ui = Widgets(x, app, report)
         app.activate()
 
+        # Enter with no model: not sent, and no line break left in the box to be sent later.
+        x.type("first words")
+        x.key("Return")
+        ui.wait("the notice", text="Your message was not sent yet.")
+
         # The welcome page's "Open a model folder…", a folder typed into the dialog: the model loads, and what is
-        # typed next is the first message (it went to the button, or a space toggled a header switch).
+        # typed next goes on in the message box (it went to the button, or a space toggled a header switch).
         ui.click("the welcome page's folder button", text="Open a model folder…", cls="QPushButton")
         dialog = x.find_window("Open a model folder")
         x.screenshot(SHOTS / "focus-x-folder-dialog.png")
@@ -77,9 +83,11 @@ def test_typing_after_the_common_actions_reaches_the_message_box(tmp_path: Path,
         app.wait_until(lambda: dialog not in app.window_ids(), 20, "the folder dialog to close")
         app.wait_model_loaded(tiny_model)
         ui.wait("the ready welcome page", text="How can I help you today?")
-        x.type("hello after the folder")
+        x.type(" after the folder")
         x.key("Return")
-        app.wait_until(lambda: chat_of(app, "hello after the folder"), 20, "the first message (after the folder)")
+        seeded = [f"Tell me about {title}." for title in TITLES]
+        app.wait_until(lambda: len(app.messages("user")) > len(seeded), 20, "the first message (after the folder)")
+        assert [m[1] for m in app.messages("user") if m[1] not in seeded] == ["first words after the folder"]
         app.wait_until(lambda: answered(app), 60, "the answer")
 
         # A chat clicked in the sidebar: its letters no longer jump to another chat ("b…" to "banana bread").
