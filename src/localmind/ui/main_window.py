@@ -367,6 +367,9 @@ class MainWindow(QMainWindow):
         height = max(height, self.banner.minimumSizeHint().height())
         height = min(height, max(pages.height() - 2 * top, 1))
         self.banner.setGeometry(pages.x() + (pages.width() - width) // 2, pages.y() + top, width, height)
+        layout = self.banner.layout()
+        if layout is not None:
+            layout.activate()  # its labels get their lines now, not on a later pass (a dialog opening meanwhile)
         self.banner.raise_()
 
     def focusNextPrevChild(self, next: bool) -> bool:
