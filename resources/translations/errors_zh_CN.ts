@@ -36,8 +36,8 @@
         <translation>LocalMind 需要带 KV 缓存的文本生成导出（Optimum 的 text-generation-with-past）。</translation>
     </message>
     <message>
-        <source>LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.</source>
-        <translation>LocalMind 运行为 onnxruntime-genai 制作的 ONNX 模型；请在“模型”页中下载一个。</translation>
+        <source>Choose the folder of a model you downloaded, or get a model on the Models page (“Get more models…” in the model picker).</source>
+        <translation>请选择已下载模型所在的文件夹，或在“模型”页获取模型（模型选择器中的“获取更多模型…”）。</translation>
     </message>
     <message>
         <source>Max new tokens must be at least 1 (got {value}).</source>
@@ -288,8 +288,8 @@
         <translation>{folder} 是一个文件，不是模型文件夹。</translation>
     </message>
     <message>
-        <source>{folder} is not an onnxruntime-genai model folder: {config} is missing.</source>
-        <translation>{folder} 不是 onnxruntime-genai 模型文件夹：缺少 {config}。</translation>
+        <source>{folder} does not hold a model LocalMind can open: {config} is missing.</source>
+        <translation>{folder} 中没有 LocalMind 能打开的模型：缺少 {config}。</translation>
     </message>
     <message>
         <source>{named} is not a text-generation (causal language) model, so LocalMind cannot chat with it. Supported: {families}.</source>

@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ChatHeader</name>
+    <message>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <source>Choose a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <source>Model: {name}</source>
+        <translation>模型：{name}</translation>
+    </message>
+    <message>
+        <source>Settings (Ctrl+,)</source>
+        <translation>设置 (Ctrl+,)</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Open a model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Get more models…</source>
+        <translation>获取更多模型…</translation>
+    </message>
+    <message>
+        <source>Choose the model</source>
+        <translation>选择模型</translation>
+    </message>
+</context>
+<context>
     <name>AlreadyRunning</name>
     <message>
         <location filename="../../src/localmind/ui/already_running.py" line="28"/>
@@ -1260,6 +1295,30 @@
 <context>
     <name>StatusBar</name>
     <message>
+        <source>Details:</source>
+        <translation>详细信息：</translation>
+    </message>
+    <message>
+        <source>it failed while answering before, so this model runs on the processor</source>
+        <translation>之前回答时出错，因此此模型在处理器上运行</translation>
+    </message>
+    <message>
+        <source>this copy of LocalMind does not include the support for it</source>
+        <translation>此 LocalMind 安装不包含对它的支持</translation>
+    </message>
+    <message>
+        <source>no working driver for it was found</source>
+        <translation>未找到可用的驱动程序</translation>
+    </message>
+    <message>
+        <source>it has too little free memory for this model</source>
+        <translation>它的可用内存不足以运行此模型</translation>
+    </message>
+    <message>
+        <source>it could not be started</source>
+        <translation>无法启动它</translation>
+    </message>
+    <message>
         <location filename="../../src/localmind/ui/status_bar.py" line="118"/>
         <source>Loading {name}…</source>
         <translation>正在加载 {name}…</translation>
@@ -1335,6 +1394,18 @@
 </context>
 <context>
     <name>WelcomePage</name>
+    <message>
+        <source>Already downloaded a model? Open its folder.</source>
+        <translation>已经下载了模型？打开它所在的文件夹。</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详细信息</translation>
+    </message>
+    <message>
+        <source>LocalMind opens ONNX models: an ONNX Runtime GenAI package (with genai_config.json) or an Optimum / onnx-community export (config.json and onnx/model*.onnx).</source>
+        <translation>LocalMind 可打开 ONNX 模型：ONNX Runtime GenAI 包（含 genai_config.json），或 Optimum / onnx-community 导出（config.json 和 onnx/model*.onnx）。</translation>
+    </message>
     <message>
         <location filename="../../src/localmind/ui/welcome.py" line="210"/>
         <source>How can I help you today?</source>

@@ -869,6 +869,7 @@ def _run_window(args: argparse.Namespace) -> int:
         crashes.uninstall()
         return 1
     mind = create_app(getattr(args, "model", None), store=store)
+    already_running.BringForward(paths.data_dir(), mind.window)  # a second start brings this window forward
     if store.read_only:
         mind.window.show_error(*store_dialogs.read_only_notice())
     store_dialogs.start_backup(store)

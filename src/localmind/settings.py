@@ -86,6 +86,9 @@ class Settings:
     remote_models: bool = False
     remote_url: str | None = None
     prepare_replies: bool = True  # type-ahead: read the chat into the model while the user types
+    # "Use my documents" in the chat header, and the collections it uses ([]: all), as the user left them.
+    use_documents: bool = False
+    document_collections: list[str] = field(default_factory=list)
     generation: GenerationDefaults = field(default_factory=GenerationDefaults)
     # Keys from a newer LocalMind, written back as they were.
     unknown: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -128,6 +131,8 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "remote_models": lambda value: isinstance(value, bool),
     "remote_url": _optional(lambda value: isinstance(value, str) and value.startswith(("http://", "https://"))),
     "prepare_replies": lambda value: isinstance(value, bool),
+    "use_documents": lambda value: isinstance(value, bool),
+    "document_collections": lambda value: isinstance(value, list) and all(isinstance(v, str) for v in value),
 }
 
 

@@ -88,7 +88,7 @@ def test_failures_are_one_line_with_a_reason(hub: FakeHub, data_dir: Path, tmp_p
     hub.faults.missing.add(WEIGHTS_PATH)
     assert "no longer in" in one_line_failure(localmind(hub, data_dir, "download", REPO))
     assert "No installed model" in one_line_failure(localmind(hub, data_dir, "verify", "nope"))
-    assert "is not an onnxruntime-genai model folder" in one_line_failure(
+    assert "does not hold a model LocalMind can open" in one_line_failure(
         localmind(hub, data_dir, "import", str(tmp_path))
     )
     listed = localmind(hub, data_dir, "list", "--json")

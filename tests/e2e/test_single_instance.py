@@ -169,3 +169,36 @@ def test_the_self_test_window_leaves_an_open_windows_chats_alone(qapp: QApplicat
     with ConversationStore(data_dir / "conversations.sqlite3", recover_interrupted=False) as store:
         assert [m.status for m in store.messages(chat.id)] == ["complete", "stopped"]
         assert trashed.id not in [c.id for c in store.list_conversations(include_deleted=True)]
+
+
+def test_a_second_start_brings_the_open_window_forward(tmp_path: Path) -> None:
+    """Issue 21: the second start said LocalMind was running, but its window stayed minimized behind the others."""
+    from tests.helpers.xwindow import x_display
+
+    data = tmp_path / "data"
+    with x_display() as x:
+
+        def active() -> str:
+            try:
+                return x.xdotool("getactivewindow").strip()
+            except RuntimeError:
+                return ""  # no window is active
+
+        app = x.start_app(data)
+        app.activate()
+        x.xdotool("windowminimize", "--sync", app.window)
+        app.wait_until(lambda: active() != app.window, 10, "the window to be minimized")
+        started = time.monotonic()
+        try:
+            second = subprocess.run(
+                [sys.executable, "-m", "localmind", "--data-dir", str(data)],
+                env=x.env(), capture_output=True, text=True, timeout=30, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as exc:  # a message box waiting for a click instead
+            raise AssertionError("the second start did not end by itself") from exc
+        assert second.returncode == 0, second.stderr
+        assert "brought forward" in second.stderr
+        assert time.monotonic() - started < 20
+        app.wait_until(lambda: active() == app.window, 10, "the window to come forward")
+        assert app.window in app.window_ids()  # shown (not minimized)
+        x.screenshot(tmp_path / "brought-forward.png")

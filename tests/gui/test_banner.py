@@ -55,3 +55,32 @@ def test_a_banner_spans_the_chat_column_and_is_not_clipped(
     if banner.detail.isVisible():
         assert banner.detail.width() >= banner.width() - 120
         _fully_shown(banner.detail)
+
+
+@pytest.mark.parametrize("size", [(1024, 600), (720, 480)])
+def test_a_notice_floats_over_the_page_and_moves_nothing(qtbot: Any, size: tuple[int, int]) -> None:
+    """Issue 21: "Your message was not sent yet" pushed the page down and back 4 s later: a click aimed at a
+    welcome card landed on another one."""
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    card = window.welcome.folder_card.button
+
+    def place() -> tuple[int, int, int, int]:
+        top_left = card.mapTo(window, card.rect().topLeft())
+        return top_left.x(), top_left.y(), card.width(), card.height()
+
+    qtbot.wait(100)  # laid out
+    before = place()
+    window.show_notice("Your message was not sent yet.", DETAIL, timeout_ms=300)
+    banner = window.banner
+    qtbot.waitUntil(lambda: banner.isVisible() and banner.title.width() > 0)
+    qtbot.wait(50)
+    assert place() == before
+    assert window.pages.geometry().contains(banner.geometry())
+    _fully_shown(banner.title)
+    _fully_shown(banner.detail)
+    qtbot.waitUntil(lambda: not banner.isVisible(), timeout=3000)
+    assert place() == before

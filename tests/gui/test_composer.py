@@ -79,3 +79,27 @@ def test_a_queued_message_is_held_back_by_an_edit_esc_or_a_failed_load(qtbot: An
     composer.set_can_send(True)
     qtbot.wait(50)
     assert sent == [] and composer.text == "Hello again"
+
+
+def test_enter_without_a_model_adds_no_line_break_to_the_message(qtbot: Any) -> None:
+    """Issue 21: Enter with no model left a line break in the box, and it was sent with the message later."""
+    composer = make(qtbot)
+    composer.set_can_send(False, "Open a model first")
+    sent: list[str] = []
+    composer.send_requested.connect(sent.append)
+    qtbot.keyClicks(composer.input, "hello")
+    with qtbot.waitSignal(composer.send_blocked):
+        qtbot.keyClick(composer.input, Qt.Key.Key_Return)
+    assert composer.text == "hello"
+    composer.set_can_send(True)
+    qtbot.keyClick(composer.input, Qt.Key.Key_Return)
+    assert sent == ["hello"]
+
+
+def test_line_breaks_after_the_last_word_are_not_sent(qtbot: Any) -> None:
+    composer = make(qtbot)
+    sent: list[str] = []
+    composer.send_requested.connect(sent.append)
+    composer.set_text("first line\nsecond line\n\n")
+    qtbot.keyClick(composer.input, Qt.Key.Key_Return)
+    assert sent == ["first line\nsecond line"]

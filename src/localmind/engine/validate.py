@@ -102,6 +102,80 @@ def _find_model_subfolders(folder: Path, limit: int = 5) -> list[Path]:
     return found
 
 
+def _model_folder_itself(path: Path) -> Path:
+    """``path`` resolved, once it is a folder with og's settings file (else why not, and where to look instead)."""
+    if not path.exists():
+        raise ModelLoadError.say(
+            "Model folder not found: {folder}.", "Check the path, or pick the folder again.", folder=path
+        )
+    if not path.is_dir():
+        raise ModelLoadError.say(
+            "{folder} is a file, not a model folder.",
+            "Pick the folder that contains {config}.",
+            folder=path,
+            config=CONFIG_NAME,
+        )
+    path = path.resolve()
+    if not (path / CONFIG_NAME).is_file():
+        subfolders = _find_model_subfolders(path)
+        if subfolders:
+            names = ", ".join(str(p.relative_to(path)) for p in subfolders)
+            raise ModelLoadError.say(
+                "{folder} has no {config} itself, but these subfolders do: {names}.",
+                "Pick the one for your device (a cpu-int4 folder runs everywhere).",
+                folder=path,
+                config=CONFIG_NAME,
+                names=names,
+            )
+        raise ModelLoadError.say(
+            "{folder} does not hold a model LocalMind can open: {config} is missing.",
+            "Choose the folder of a model you downloaded, or get a model on the Models page "
+            "(“Get more models…” in the model picker).",
+            folder=path,
+            config=CONFIG_NAME,
+        )
+    return path
+
+
+def _decoder_file(path: Path, model: dict[str, Any]) -> Path:
+    """The decoder's ONNX file the settings name, once it (and its weights file, where it has one) is there."""
+    decoder = model.get("decoder")
+    if not isinstance(decoder, dict) or not isinstance(decoder.get("filename"), str):
+        raise ModelLoadError.say(
+            "{config} in {folder} does not name the decoder's ONNX file (model.decoder.filename).",
+            _REDOWNLOAD,
+            config=CONFIG_NAME,
+            folder=path,
+        )
+    onnx_file = path / str(decoder["filename"])
+    if not onnx_file.is_file():
+        raise ModelLoadError.say(
+            "{file} is missing from {folder} ({config} says the model is in it).",
+            _INCOMPLETE,
+            file=onnx_file.name,
+            folder=path,
+            config=CONFIG_NAME,
+        )
+    if onnx_file.stat().st_size < 64:
+        raise ModelLoadError.say(
+            "{file} in {folder} is empty or truncated ({size} bytes).",
+            _INCOMPLETE,
+            file=onnx_file.name,
+            folder=path,
+            size=onnx_file.stat().st_size,
+        )
+    data_file = onnx_file.with_name(onnx_file.name + ".data")
+    if not data_file.exists() and _references_external_data(onnx_file, data_file.name):
+        raise ModelLoadError.say(
+            "{file} is missing from {folder} ({onnx} keeps its weights in it).",
+            _INCOMPLETE,
+            file=data_file.name,
+            folder=path,
+            onnx=onnx_file.name,
+        )
+    return onnx_file
+
+
 def validate_model_folder(
     folder: str | Path, *, variant: str | None = None, device: str = "auto", read_tokenizer: bool = True
 ) -> ModelFolder:
@@ -132,76 +206,15 @@ def validate_model_folder(
             return dataclasses.replace(
                 inner, source=prepared.source, variant=prepared.variant.name, variants=prepared.available
             )
-    if not path.exists():
-        raise ModelLoadError.say(
-            "Model folder not found: {folder}.", "Check the path, or pick the folder again.", folder=path
-        )
-    if not path.is_dir():
-        raise ModelLoadError.say(
-            "{folder} is a file, not a model folder.",
-            "Pick the folder that contains {config}.",
-            folder=path,
-            config=CONFIG_NAME,
-        )
-    path = path.resolve()
+    path = _model_folder_itself(path)
     config_path = path / CONFIG_NAME
-    if not config_path.is_file():
-        subfolders = _find_model_subfolders(path)
-        if subfolders:
-            names = ", ".join(str(p.relative_to(path)) for p in subfolders)
-            raise ModelLoadError.say(
-                "{folder} has no {config} itself, but these subfolders do: {names}.",
-                "Pick the one for your device (a cpu-int4 folder runs everywhere).",
-                folder=path,
-                config=CONFIG_NAME,
-                names=names,
-            )
-        raise ModelLoadError.say(
-            "{folder} is not an onnxruntime-genai model folder: {config} is missing.",
-            "LocalMind runs ONNX models made for onnxruntime-genai; download one from the model manager.",
-            folder=path,
-            config=CONFIG_NAME,
-        )
     config = _read_json(config_path, Phrase("the model's settings"))
     if not isinstance(config, dict) or not isinstance(config.get("model"), dict):
         raise ModelLoadError.say(
             '{config} in {folder} has no "model" section.', _REDOWNLOAD, config=CONFIG_NAME, folder=path
         )
     model = config["model"]
-    decoder = model.get("decoder")
-    if not isinstance(decoder, dict) or not isinstance(decoder.get("filename"), str):
-        raise ModelLoadError.say(
-            "{config} in {folder} does not name the decoder's ONNX file (model.decoder.filename).",
-            _REDOWNLOAD,
-            config=CONFIG_NAME,
-            folder=path,
-        )
-    onnx_file = path / decoder["filename"]
-    if not onnx_file.is_file():
-        raise ModelLoadError.say(
-            "{file} is missing from {folder} ({config} says the model is in it).",
-            _INCOMPLETE,
-            file=onnx_file.name,
-            folder=path,
-            config=CONFIG_NAME,
-        )
-    if onnx_file.stat().st_size < 64:
-        raise ModelLoadError.say(
-            "{file} in {folder} is empty or truncated ({size} bytes).",
-            _INCOMPLETE,
-            file=onnx_file.name,
-            folder=path,
-            size=onnx_file.stat().st_size,
-        )
-    data_file = onnx_file.with_name(onnx_file.name + ".data")
-    if not data_file.exists() and _references_external_data(onnx_file, data_file.name):
-        raise ModelLoadError.say(
-            "{file} is missing from {folder} ({onnx} keeps its weights in it).",
-            _INCOMPLETE,
-            file=data_file.name,
-            folder=path,
-            onnx=onnx_file.name,
-        )
+    _decoder_file(path, model)
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
         raise ModelLoadError.say("tokenizer.json is missing from {folder}.", _REDOWNLOAD, folder=path)
     if read_tokenizer:
@@ -218,7 +231,7 @@ def validate_model_folder(
     return ModelFolder(
         path=loadable,
         config=config,
-        onnx_file=loadable / decoder["filename"],
+        onnx_file=loadable / str(model["decoder"]["filename"]),
         model_type=str(model.get("type", "unknown")),
         context_length=context,
         chat_template=template,

@@ -225,7 +225,7 @@ class Composer(QWidget):
         self.regenerate_button.setVisible(enabled)
 
     def submit(self) -> None:
-        text = self.text
+        text = self.text.rstrip("\r\n")  # line breaks after the last word say nothing; the model should not see them
         if not text.strip():
             return
         if not self._generating and not self._can_send and self._can_queue:
@@ -236,9 +236,10 @@ class Composer(QWidget):
                 self.send_queued.emit(True)
             return
         if self._generating or not self._can_send:
-            # Say why nothing was sent, and keep what follows on its own line: a second message typed meanwhile is
-            # never glued onto the first (issues 9.10, 10.12).
-            if not text.endswith("\n"):
+            # Say why nothing was sent. While an answer streams, what follows goes on its own line: a second message
+            # typed meanwhile is never glued onto the first (issues 9.10, 10.12). Without a model there is no second
+            # message to keep apart, and a line break would only be sent with this one later (issue 21).
+            if self._generating and not self.text.endswith("\n"):
                 self.input.moveCursor(QTextCursor.MoveOperation.End)
                 self.input.insertPlainText("\n")
             self.send_blocked.emit(

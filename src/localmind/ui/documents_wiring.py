@@ -48,6 +48,7 @@ class DocumentsFeature(QObject):
         )
         self.switch = DocumentsSwitch()
         self.switch.set_collections(self.library.index.collections())
+        self._restore_switch()
         self.holder = self._holder()
         self.holder.installEventFilter(self)
         window = mind.window
@@ -141,6 +142,16 @@ class DocumentsFeature(QObject):
         self.page.refresh()
         self.mind.window.main_stack.setCurrentWidget(self.holder)
 
+    def _restore_switch(self) -> None:
+        """ "Use my documents" as the user left it last time (issue 21: it was off after every restart)."""
+        settings = self.mind.settings
+        self.switch.chosen = [c for c in settings.document_collections if c in self.switch.collections]
+        self.chat.enabled, self.chat.collections = settings.use_documents, list(self.switch.chosen)
+        self.switch.blockSignals(True)  # nothing to save yet; the chat already has the values
+        self.switch.setChecked(settings.use_documents)
+        self.switch.blockSignals(False)
+        self.switch.retranslate()
+
     def _on_switch(self, enabled: bool, collections: list[str]) -> None:
         self.chat.enabled = enabled
         self.chat.collections = collections
@@ -151,6 +162,10 @@ class DocumentsFeature(QObject):
                 self.tr("Add files or a folder on the Documents page; until then answers come from the model alone."),
                 timeout_ms=8000,
             )
+        settings = self.mind.settings
+        if (settings.use_documents, settings.document_collections) != (enabled, collections):
+            settings.use_documents, settings.document_collections = enabled, list(collections)
+            self.mind._save_settings()
         self.mind.session.request_context_usage()  # the instruction counts in the gauge from now on
 
     def _count(self, text: str) -> int:

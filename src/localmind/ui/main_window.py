@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -20,47 +20,36 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
-    QMenu,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSplitter,
     QStackedWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from localmind.core.conversations import Conversation, Message
 from localmind.models.conversation_list import ConversationListModel
-from localmind.ui import icons, theme
+from localmind.ui import theme
 from localmind.ui.banner import Banner
+from localmind.ui.chat_header import ChatHeader
 from localmind.ui.chat_view import ChatView
 from localmind.ui.composer import Composer
-from localmind.ui.plain import display_title, plain_labels, tooltip
+from localmind.ui.focus import FocusKeeper
+from localmind.ui.plain import display_title, plain_labels
 from localmind.ui.sidebar import Sidebar
 from localmind.ui.status_bar import StatusBar
 from localmind.ui.welcome import WelcomePage
+from localmind.ui.window_state import WindowState, fit_to_screen
 
 CONTENT_WIDTH = 820
-DEFAULT_SIZE = (1180, 780)
-MINIMUM_SIZE = (720, 480)
-FRAME_ALLOWANCE = QSize(16, 48)  # the window manager's title bar and borders, outside the window's own size
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
-
-
-def _resolved(folder: str) -> Path | None:
-    if not folder:
-        return None
-    try:
-        return Path(folder).resolve()
-    except OSError:
-        return None
+BANNER_MARGIN = (20, 8)  # a notice's distance from the sides (as the message box's) and the top of the page
 
 
 class MainWindow(QMainWindow):
@@ -85,12 +74,10 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setObjectName("MainWindow")
-        self._state_path = state_path
         self._model_manager_factory = model_manager_factory
         self.model_manager: QWidget | None = None
         self._message_count = 0
         self._generating = False
-        self._pending_splitter: QByteArray | None = None
 
         self.sidebar = Sidebar(conversations if conversations is not None else ConversationListModel(self))
         self.restore_action = self.sidebar.more_menu.addAction("")
@@ -106,42 +93,45 @@ class MainWindow(QMainWindow):
         self.banner = Banner()
 
         # Header: the chat's title, the model picker, settings.
-        self.header = QFrame()
-        self.header.setObjectName("ChatHeader")
-        self.header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        self.title_label = QLabel()
-        self.title_label.setObjectName("ChatTitle")
-        self.title_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.model_button = QToolButton()
-        self.model_button.setObjectName("GhostButton")
-        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.model_menu = QMenu(self)
-        self.model_menu.setToolTipsVisible(True)
-        self._model_actions: list[QAction] = []
-        # (label, model id, tooltip) of models on a remote server (Settings → Server → Remote models), set by the app.
-        self.remote_models: list[tuple[str, str, str]] = []
-        self._current_model_dir = ""
-        self._models_separator = self.model_menu.addSeparator()
-        self._models_separator.setVisible(False)
-        self.model_menu.aboutToShow.connect(self.refresh_model_menu)
-        self.open_folder_action = self.model_menu.addAction("")
-        self.open_folder_action.triggered.connect(self.choose_model_folder)
-        self.manager_action = self.model_menu.addAction("")
-        self.manager_action.triggered.connect(self.show_model_manager)
-        self.manager_action.setVisible(model_manager_factory is not None)
-        self.model_button.setMenu(self.model_menu)
-        self.settings_button = QToolButton()
-        self.settings_button.setObjectName("HeaderButton")
-        self.settings_button.setIconSize(QSize(20, 20))
-        self.settings_button.clicked.connect(self.settings_requested)
-        header = QHBoxLayout(self.header)
-        header.setContentsMargins(20, 8, 12, 8)
-        header.setSpacing(6)
-        header.addWidget(self.title_label, 1)
-        header.addWidget(self.model_button)
-        header.addWidget(self.settings_button)
+        self.header = ChatHeader(model_manager_factory is not None)
+        self.header.model_chosen.connect(self.model_folder_chosen)
+        self.header.open_folder_requested.connect(self.choose_model_folder)
+        self.header.manager_requested.connect(self.show_model_manager)
+        self.header.settings_requested.connect(self.settings_requested)
+        self.title_label, self.model_button = self.header.title_label, self.header.model_button
+        self.model_menu, self.settings_button = self.header.model_menu, self.header.settings_button
+        self.open_folder_action, self.manager_action = self.header.open_folder_action, self.header.manager_action
 
+        self.chat_area = self._build_chat_area()
+        self.manager_holder = self._build_manager_holder()
+        self.main_stack = QStackedWidget()
+        self.main_stack.addWidget(self.chat_area)
+        self.main_stack.addWidget(self.manager_holder)
+        self.splitter = self._build_splitter()
+        self.setCentralWidget(self.splitter)
+
+        # After an action that does not take typing, the message box has the keyboard (ui/focus.py).
+        self.focus_keeper = FocusKeeper(self, self.composer.input, self.main_stack, self.chat_area)
+        self.focus_keeper.send_typing(self.sidebar.list_view)
+        self.focus_keeper.send_typing(self.sidebar.results_view, to=self.sidebar.search_field)
+        self._build_actions()
+        self.chat_view.link_clicked.connect(self.open_link)
+        self.chat_view.copy_requested.connect(self.copy_text)
+        self.fit_to_screen()
+        self.apply_theme()
+        self.retranslate()
+        self.show_conversation(None, [])
+        self.window_state = WindowState(self, self.splitter, state_path)
+        self.window_state.restore()
+        # The first keys typed go to the message box. Without this Qt focuses the first widget in tab order (the
+        # sidebar's "New chat" button) when the window is activated: it drops letters and a space "clicks" it, which
+        # moved the focus to the box, so the first word of the first message was lost (issue 9.1).
+        self.composer.input.setFocus()
+        plain_labels(self)  # titles, paths, model names and messages are shown as text, never as HTML (issue 9.14)
+
+    # -- building ---------------------------------------------------------------------------------------------------
+    def _build_chat_area(self) -> QWidget:
+        """The header, the page (welcome or chat), the message box and the status line; notices float over it."""
         # The welcome page scrolls where the window is short (1366×768 at 150 %) instead of squeezing its cards.
         self.welcome_page = QScrollArea()
         self.welcome_page.setObjectName("WelcomeScroll")
@@ -153,12 +143,6 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.welcome_page)
         self.pages.addWidget(self.chat_view)
 
-        banner_row = QHBoxLayout()
-        banner_row.setContentsMargins(20, 0, 20, 0)
-        self.banner.setMaximumWidth(CONTENT_WIDTH)
-        banner_row.addStretch(1)
-        banner_row.addWidget(self.banner, 100)
-        banner_row.addStretch(1)
         composer_row = QHBoxLayout()
         composer_row.setContentsMargins(20, 6, 20, 10)
         self.composer.setMaximumWidth(CONTENT_WIDTH)
@@ -166,19 +150,26 @@ class MainWindow(QMainWindow):
         composer_row.addWidget(self.composer, 100)
         composer_row.addStretch(1)
 
-        self.chat_area = QWidget()
-        chat_layout = QVBoxLayout(self.chat_area)
+        chat_area = QWidget()
+        chat_layout = QVBoxLayout(chat_area)
         chat_layout.setContentsMargins(0, 0, 0, 0)
         chat_layout.setSpacing(0)
         chat_layout.addWidget(self.header)
-        chat_layout.addSpacing(8)
-        chat_layout.addLayout(banner_row)
         chat_layout.addWidget(self.pages, 1)
         chat_layout.addLayout(composer_row)
         chat_layout.addWidget(self.status)
+        # Notices float over the top of the page instead of pushing it down (and back up when a timed one goes):
+        # a click aimed at a card while a notice came or went landed on another one (issue 21).
+        self.banner.setParent(chat_area)
+        self.banner.setMaximumWidth(CONTENT_WIDTH)
+        chat_area.installEventFilter(self)
+        self.banner.installEventFilter(self)
+        return chat_area
 
-        self.manager_holder = QWidget()
-        self.manager_layout = manager_layout = QVBoxLayout(self.manager_holder)
+    def _build_manager_holder(self) -> QWidget:
+        """The model manager's place, with a way back to the chat (the manager is built the first time it opens)."""
+        holder = QWidget()
+        self.manager_layout = manager_layout = QVBoxLayout(holder)
         manager_layout.setContentsMargins(0, 0, 0, 0)
         manager_layout.setSpacing(0)
         self.manager_bar = manager_bar = QFrame()
@@ -192,35 +183,19 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.back_button)
         bar.addStretch(1)
         manager_layout.addWidget(manager_bar)
+        return holder
 
-        self.main_stack = QStackedWidget()
-        self.main_stack.addWidget(self.chat_area)
-        self.main_stack.addWidget(self.manager_holder)
-
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setObjectName("MainSplitter")
-        self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(self.main_stack)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setCollapsible(1, False)
-        self.splitter.setHandleWidth(1)
-        self.splitter.setSizes([260, 900])
-        self.setCentralWidget(self.splitter)
-
-        self._build_actions()
-        self.chat_view.link_clicked.connect(self.open_link)
-        self.chat_view.copy_requested.connect(self.copy_text)
-        self.fit_to_screen()
-        self.apply_theme()
-        self.retranslate()
-        self.show_conversation(None, [])
-        self.restore_window_state()
-        # The first keys typed go to the message box. Without this Qt focuses the first widget in tab order (the
-        # sidebar's "New chat" button) when the window is activated: it drops letters and a space "clicks" it, which
-        # moved the focus to the box, so the first word of the first message was lost (issue 9.1).
-        self.composer.input.setFocus()
-        plain_labels(self)  # titles, paths, model names and messages are shown as text, never as HTML (issue 9.14)
+    def _build_splitter(self) -> QSplitter:
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setObjectName("MainSplitter")
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(self.main_stack)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setCollapsible(1, False)
+        splitter.setHandleWidth(1)
+        splitter.setSizes([260, 900])
+        return splitter
 
     # -- actions and shortcuts ---------------------------------------------------------------------------------
     def _build_actions(self) -> None:
@@ -283,62 +258,23 @@ class MainWindow(QMainWindow):
 
     def set_model_state(self, state: str, name: str = "", model_dir: str = "") -> None:
         """``state``: WelcomePage.NO_MODEL, LOADING or READY; ``model_dir``: the folder of the model that is ready."""
-        self._current_model_dir = model_dir if state == WelcomePage.READY else ""
         self.welcome.set_state(state, name)
         ready = state == WelcomePage.READY
         reason = self.tr("Loading the model…") if state == WelcomePage.LOADING else self.tr("Open a model first")
         self.composer.set_can_send(ready, "" if ready else reason, queue=state == WelcomePage.LOADING)
-        c = theme.current()
-        self.model_button.setIcon(icons.icon("chip", c.muted))
-        if state == WelcomePage.LOADING:
-            self.model_button.setText(self.tr("Loading {name}…").format(name=name) + "  ▾")
-        elif ready:
-            self.model_button.setText(name + "  ▾")
-        else:
-            self.model_button.setText(self.tr("Choose a model") + "  ▾")
-        self.model_button.setAccessibleName(self.tr("Model: {name}").format(name=self.model_button.text()))
+        self.header.set_model_state(state, name, model_dir)
+
+    @property
+    def remote_models(self) -> list[tuple[str, str, str]]:
+        """(label, model id, tooltip) of models on a remote server, listed in the model picker (set by the app)."""
+        return self.header.remote_models
+
+    @remote_models.setter
+    def remote_models(self, models: list[tuple[str, str, str]]) -> None:
+        self.header.remote_models = models
 
     def refresh_model_menu(self) -> None:
-        """The installed models that pass the quick check, then "Open a model folder…" and "Get more models…".
-
-        Rebuilt each time the menu opens, so a model installed or removed meanwhile shows right.
-        """
-        # Imported here: the hub package brings its HTTP client, which a chat alone never needs.
-        from localmind.core.hub import list_installed
-        from localmind.core.hub.details import model_facts
-        from localmind.ui.model_manager.details import facts_text
-
-        for action in self._model_actions:
-            self.model_menu.removeAction(action)
-            action.deleteLater()
-        self._model_actions = []
-        try:
-            models = [m for m in list_installed() if m.ok and m.kind == "chat"]  # not Documents' embedding model
-        except OSError:
-            models = []  # an unreadable models folder: the menu still offers the other ways to a model
-        current = _resolved(self._current_model_dir)
-        for model in models:
-            action = QAction(model.name, self.model_menu)
-            action.setCheckable(True)
-            action.setChecked(current is not None and _resolved(str(model.model_path)) == current)
-            # The model's details (parameters, quantization, context, size, memory when loaded, origin) on hover.
-            action.setToolTip(
-                tooltip(f"{facts_text(model_facts(model.model_path, model.manifest))}\n{model.model_path}")
-            )
-            action.triggered.connect(
-                lambda _checked=False, path=str(model.model_path): self.model_folder_chosen.emit(path)
-            )
-            self.model_menu.insertAction(self._models_separator, action)
-            self._model_actions.append(action)
-        for label, model_dir, tip in self.remote_models:
-            action = QAction(label, self.model_menu)
-            action.setCheckable(True)
-            action.setChecked(self._current_model_dir == model_dir)
-            action.setToolTip(tooltip(tip))
-            action.triggered.connect(lambda _checked=False, path=model_dir: self.model_folder_chosen.emit(path))
-            self.model_menu.insertAction(self._models_separator, action)
-            self._model_actions.append(action)
-        self._models_separator.setVisible(bool(models) or bool(self.remote_models))
+        self.header.refresh_model_menu()
 
     def show_error(self, title: str, detail: str = "", actions: Sequence[tuple[str, Callable[[], None]]] = ()) -> None:
         self.banner.show_message("error", title, detail, actions)
@@ -408,91 +344,49 @@ class MainWindow(QMainWindow):
         return QDesktopServices.openUrl(url)
 
     # -- window state -------------------------------------------------------------------------------------------
-    def _state(self) -> QSettings | None:
-        if self._state_path is None:
-            return None
-        return QSettings(str(self._state_path), QSettings.Format.IniFormat)
-
     def fit_to_screen(self, screen: QScreen | None = None) -> None:
-        """The default size (1180×780), made smaller where the screen's free area is (1366×768, 150 % scale).
-
-        Sizes are logical pixels: at 150 % a 1366×768 screen has 911×512 of them, less the panels. The window
-        manager's title bar and borders are not in the window's size, so some room is left for them.
-        """
-        screen = screen or self.screen() or QGuiApplication.primaryScreen()
-        if screen is None:
-            self.resize(*DEFAULT_SIZE)
-            self.setMinimumSize(*MINIMUM_SIZE)
-            return
-        free = screen.availableGeometry()
-        room = QSize(
-            max(free.width() - FRAME_ALLOWANCE.width(), 320), max(free.height() - FRAME_ALLOWANCE.height(), 240)
-        )
-        self.setMinimumSize(min(MINIMUM_SIZE[0], room.width()), min(MINIMUM_SIZE[1], room.height()))
-        size = QSize(min(DEFAULT_SIZE[0], room.width()), min(DEFAULT_SIZE[1], room.height()))
-        self.resize(size)
-        self.move(
-            free.x() + (free.width() - size.width()) // 2, free.y() + max((free.height() - size.height()) // 2, 0)
-        )
-
-    def restore_window_state(self) -> None:
-        state = self._state()
-        if state is None:
-            return
-        geometry = state.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self._restore_geometry_on_screen(geometry)
-        splitter = state.value("window/splitter")
-        # Applied once the window has its real size: sizes restored into a splitter not laid out yet get squeezed.
-        self._pending_splitter = splitter if isinstance(splitter, QByteArray) and not splitter.isEmpty() else None
-
-    def _restore_geometry_on_screen(self, geometry: QByteArray) -> None:
-        """The saved place and size, but only where a screen is now (a monitor unplugged, a lower resolution)."""
-        fitted = (self.pos(), self.size())
-        if not self.restoreGeometry(geometry):
-            return
-        frame = self.frameGeometry() if self.isVisible() else self.geometry()
-        screen = QGuiApplication.screenAt(frame.center())
-        free = screen.availableGeometry() if screen is not None else None
-        # Most of the window must be on one screen; otherwise start as on a first run.
-        if free is None or free.intersected(frame).width() * free.intersected(frame).height() < (
-            frame.width() * frame.height() // 2
-        ):
-            self.setWindowState(Qt.WindowState.WindowNoState)
-            self.resize(fitted[1])
-            self.move(fitted[0])
-            return
-        if self.isMaximized() or self.isFullScreen():
-            return
-        width = min(self.width(), max(free.width() - FRAME_ALLOWANCE.width(), self.minimumWidth()))
-        height = min(self.height(), max(free.height() - FRAME_ALLOWANCE.height(), self.minimumHeight()))
-        self.resize(width, height)
-        x = min(max(self.x(), free.x()), free.right() + 1 - width)
-        y = min(max(self.y(), free.y()), free.bottom() + 1 - height - FRAME_ALLOWANCE.height() // 2)
-        self.move(max(x, free.x()), max(y, free.y()))
-
-    def save_window_state(self) -> None:
-        state = self._state()
-        if state is None:
-            return
-        state.setValue("window/geometry", self.saveGeometry())
-        state.setValue("window/splitter", self.splitter.saveState())
-        state.sync()
+        fit_to_screen(self, screen)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._pending_splitter is not None:
-            self.splitter.restoreState(self._pending_splitter)
-            self._pending_splitter = None
+        self.window_state.apply_pending_splitter()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is getattr(self, "chat_area", None) and event.type() == QEvent.Type.Resize) or (
+            watched is self.banner and event.type() in (QEvent.Type.Show, QEvent.Type.LayoutRequest)
+        ):
+            self._place_banner()
+        return super().eventFilter(watched, event)
+
+    def _place_banner(self) -> None:
+        """The notice over the top of the page, as wide as the chat column (the page itself does not move)."""
+        pages = self.pages.geometry()
+        side, top = BANNER_MARGIN
+        width = max(min(CONTENT_WIDTH, pages.width() - 2 * side), 1)
+        height = self.banner.heightForWidth(width) if self.banner.hasHeightForWidth() else -1
+        height = max(height, self.banner.minimumSizeHint().height())
+        height = min(height, max(pages.height() - 2 * top, 1))
+        self.banner.setGeometry(pages.x() + (pages.width() - width) // 2, pages.y() + top, width, height)
+        layout = self.banner.layout()
+        if layout is not None:
+            layout.activate()  # its labels get their lines now, not on a later pass (a dialog opening meanwhile)
+        self.banner.raise_()
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        # Tab and Shift+Tab end here from any widget of the window; so does a focused widget that is hidden or
+        # disabled (then the focus is not moved on purpose).
+        focused = QApplication.focusWidget()
+        on_purpose = focused is not None and focused.isVisible() and focused.isEnabled()
+        with self.focus_keeper.navigating(on_purpose):
+            return super().focusNextPrevChild(next)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.save_window_state()
+        self.window_state.save()
         self.closing.emit()
         super().closeEvent(event)
 
     # -- look and language ---------------------------------------------------------------------------------------
     def apply_theme(self) -> None:
-        c = theme.current()
         for part in (
             self.sidebar,
             self.header,
@@ -504,21 +398,16 @@ class MainWindow(QMainWindow):
             *([self.model_manager] if self.model_manager is not None else []),
         ):
             theme.style(part)
-        self.settings_button.setIcon(icons.icon("sliders", c.muted))
-        self.model_button.setIcon(icons.icon("chip", c.muted))
+        self.header.apply_theme()
         self.sidebar.apply_theme()
         self.composer.apply_theme()
         self.status.apply_theme()
         self.welcome.apply_theme()
 
     def retranslate(self) -> None:
-        self.settings_button.setToolTip(self.tr("Settings (Ctrl+,)"))
-        self.settings_button.setAccessibleName(self.tr("Settings"))
+        self.header.retranslate()
         self.welcome_page.setAccessibleName(self.tr("Welcome"))
-        self.open_folder_action.setText(self.tr("Open a model folder…"))
-        self.manager_action.setText(self.tr("Get more models…"))
         self.restore_action.setText(QCoreApplication.translate("BackupRestore", "Restore from backup…"))
-        self.model_button.setToolTip(self.tr("Choose the model"))
         self.back_button.setText(self.tr("← Back to chat"))
         self.chat_view.setAccessibleName(self.tr("Conversation"))
         self._set_title(getattr(self, "_title", ""))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QTextLayout
+from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QResizeEvent, QTextLayout
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QStyle,
     QStyledItemDelegate,
@@ -125,6 +126,36 @@ class ConversationList(QListView):
         super().keyPressEvent(event)
 
 
+class ElidedTitleLabel(QLabel):
+    """A one-line label of a sentence around a title ("Deleted “{title}”"): where the line is too narrow the title is
+    shortened with "…" and the sentence around it stays whole; the full title is in the tooltip."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._template = "{title}"
+        self._title = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def set_title(self, template: str, title: str) -> None:
+        self._template, self._title = template, title
+        self.setToolTip(title)
+        self._fit()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        metrics = self.fontMetrics()
+        room = self.contentsRect().width() - metrics.horizontalAdvance(self._template.format(title=""))
+        title = metrics.elidedText(self._title, Qt.TextElideMode.ElideRight, max(room, 0)) if room > 0 else "…"
+        self.setText(self._template.format(title=title or "…"))
+
+
 class Sidebar(QFrame):
     """Signals:
     new_chat_requested(), conversation_selected(str id), delete_requested(str id), undo_delete_requested(str id),
@@ -161,48 +192,11 @@ class Sidebar(QFrame):
         self.new_chat_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.new_chat_button.clicked.connect(self.new_chat_requested)
 
-        self.search_field = QLineEdit()
-        self.search_field.setObjectName("SearchField")
-        self.search_field.setClearButtonEnabled(True)
-        self.search_icon = QAction(self)
-        self.search_field.addAction(self.search_icon, QLineEdit.ActionPosition.LeadingPosition)
-        self.search_field.textChanged.connect(self._on_search_text)
-        self.search_field.installEventFilter(self)
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DELAY_MS)
-        self._search_timer.timeout.connect(self._emit_search)
-
+        self._build_search()
         self.section_label = QLabel()
         self.section_label.setObjectName("SectionLabel")
 
-        self.list_view = ConversationList()
-        self.list_view.setObjectName("ConversationList")
-        self.list_view.setModel(model)
-        self.list_view.setItemDelegate(FitWidthDelegate(self.list_view))
-        self.list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list_view.setUniformItemSizes(True)
-        self.list_view.setEditTriggers(
-            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
-        )
-        self.list_view.setMouseTracking(True)
-        self.list_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.list_view.customContextMenuRequested.connect(self._show_menu)
-        self.list_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.list_view.selectionModel().currentChanged.connect(self._on_current_changed)
-        self.list_view.delete_pressed.connect(self._delete_current)
-        model.modelReset.connect(self._update_empty)
-
-        self.results_view = QListView()
-        self.results_view.setObjectName("SearchResults")
-        self.results_view.setModel(self.results)
-        self.results_view.setItemDelegate(SearchHitDelegate(self.results_view))
-        self.results_view.setMouseTracking(True)
-        self.results_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.results_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.results_view.clicked.connect(self._on_hit)
-        self.results_view.activated.connect(self._on_hit)
-
+        self._build_lists(model)
         self.empty_hint = QLabel()
         self.empty_hint.setObjectName("EmptyHint")
         self.empty_hint.setWordWrap(True)
@@ -213,43 +207,8 @@ class Sidebar(QFrame):
         self.stack.addWidget(self.results_view)
         self.stack.addWidget(self.empty_hint)
 
-        self.undo_bar = QFrame()
-        self.undo_bar.setObjectName("UndoBar")
-        self.undo_label = QLabel()
-        self.undo_button = QPushButton()
-        self.undo_button.setObjectName("GhostButton")
-        self.undo_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.undo_button.clicked.connect(self._undo)
-        undo = QHBoxLayout(self.undo_bar)
-        undo.setContentsMargins(10, 4, 4, 4)
-        undo.addWidget(self.undo_label, 1)
-        undo.addWidget(self.undo_button)
-        self.undo_bar.hide()
-        self._undo_timer = QTimer(self)
-        self._undo_timer.setSingleShot(True)
-        self._undo_timer.setInterval(UNDO_SECONDS * 1000)
-        self._undo_timer.timeout.connect(self.undo_bar.hide)
-
-        self.settings_button = QPushButton()
-        self.settings_button.setObjectName("GhostButton")
-        self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.settings_button.clicked.connect(self.settings_requested)
-        self.documents_button = QPushButton()  # the Documents place (issue 13)
-        self.documents_button.setObjectName("GhostButton")
-        self.documents_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.documents_button.clicked.connect(self.documents_requested)
-        self.more_button = QToolButton()
-        self.more_button.setObjectName("HeaderButton")
-        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.more_menu = QMenu(self)
-        self.import_action = self.more_menu.addAction("")
-        self.import_action.triggered.connect(self.import_requested)
-        self.export_md_action = self.more_menu.addAction("")
-        self.export_md_action.triggered.connect(lambda: self.export_requested.emit("", "md"))
-        self.export_json_action = self.more_menu.addAction("")
-        self.export_json_action.triggered.connect(lambda: self.export_requested.emit("", "json"))
-        self.more_button.setMenu(self.more_menu)
-
+        self._build_undo_bar()
+        self._build_footer()
         title_row = QHBoxLayout()
         title_row.setContentsMargins(4, 0, 0, 0)
         title_row.setSpacing(8)
@@ -277,6 +236,90 @@ class Sidebar(QFrame):
         self.retranslate()
         self._update_empty()
 
+    # -- building ----------------------------------------------------------------------------------------------------
+    def _build_search(self) -> None:
+        self.search_field = QLineEdit()
+        self.search_field.setObjectName("SearchField")
+        self.search_field.setClearButtonEnabled(True)
+        self.search_icon = QAction(self)
+        self.search_field.addAction(self.search_icon, QLineEdit.ActionPosition.LeadingPosition)
+        self.search_field.textChanged.connect(self._on_search_text)
+        self.search_field.installEventFilter(self)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._emit_search)
+
+    def _build_lists(self, model: ConversationListModel) -> None:
+        """The chats, and the search results shown instead of them while searching."""
+        self.list_view = ConversationList()
+        self.list_view.setObjectName("ConversationList")
+        self.list_view.setModel(model)
+        self.list_view.setItemDelegate(FitWidthDelegate(self.list_view))
+        self.list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list_view.setUniformItemSizes(True)
+        self.list_view.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        self.list_view.setMouseTracking(True)
+        self.list_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list_view.customContextMenuRequested.connect(self._show_menu)
+        self.list_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list_view.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.list_view.delete_pressed.connect(self._delete_current)
+        model.modelReset.connect(self._update_empty)
+
+        self.results_view = QListView()
+        self.results_view.setObjectName("SearchResults")
+        self.results_view.setModel(self.results)
+        self.results_view.setItemDelegate(SearchHitDelegate(self.results_view))
+        self.results_view.setMouseTracking(True)
+        self.results_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.results_view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.results_view.clicked.connect(self._on_hit)
+        self.results_view.activated.connect(self._on_hit)
+
+    def _build_undo_bar(self) -> None:
+        """ "Deleted “…”" with Undo, for a few seconds after a delete."""
+        self.undo_bar = QFrame()
+        self.undo_bar.setObjectName("UndoBar")
+        self.undo_label = ElidedTitleLabel()
+        self.undo_button = QPushButton()
+        self.undo_button.setObjectName("GhostButton")
+        self.undo_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.undo_button.clicked.connect(self._undo)
+        undo = QHBoxLayout(self.undo_bar)
+        undo.setContentsMargins(10, 4, 4, 4)
+        undo.addWidget(self.undo_label, 1)
+        undo.addWidget(self.undo_button)
+        self.undo_bar.hide()
+        self._undo_timer = QTimer(self)
+        self._undo_timer.setSingleShot(True)
+        self._undo_timer.setInterval(UNDO_SECONDS * 1000)
+        self._undo_timer.timeout.connect(self.undo_bar.hide)
+
+    def _build_footer(self) -> None:
+        """Documents, Settings and the import/export menu at the bottom."""
+        self.settings_button = QPushButton()
+        self.settings_button.setObjectName("GhostButton")
+        self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.settings_button.clicked.connect(self.settings_requested)
+        self.documents_button = QPushButton()  # the Documents place (issue 13)
+        self.documents_button.setObjectName("GhostButton")
+        self.documents_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.documents_button.clicked.connect(self.documents_requested)
+        self.more_button = QToolButton()
+        self.more_button.setObjectName("HeaderButton")
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more_menu = QMenu(self)
+        self.import_action = self.more_menu.addAction("")
+        self.import_action.triggered.connect(self.import_requested)
+        self.export_md_action = self.more_menu.addAction("")
+        self.export_md_action.triggered.connect(lambda: self.export_requested.emit("", "md"))
+        self.export_json_action = self.more_menu.addAction("")
+        self.export_json_action.triggered.connect(lambda: self.export_requested.emit("", "json"))
+        self.more_button.setMenu(self.more_menu)
+
     # -- from the app --------------------------------------------------------------------------------------------
     def select_conversation(self, conversation_id: str | None) -> None:
         """Highlight ``conversation_id`` (none for a new chat) without announcing it as the user's choice."""
@@ -299,7 +342,7 @@ class Sidebar(QFrame):
 
     def show_deleted(self, conversation_id: str, title: str) -> None:
         self._deleted_id = conversation_id
-        self.undo_label.setText(self.tr("Deleted “{title}”").format(title=_short(title)))
+        self.undo_label.set_title(self.tr("Deleted “{title}”"), display_title(title))
         self.undo_bar.show()
         self._undo_timer.start()
 
@@ -427,8 +470,3 @@ class Sidebar(QFrame):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
-
-
-def _short(text: str, limit: int = 28) -> str:
-    text = display_title(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

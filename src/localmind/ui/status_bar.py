@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QWidget
 
@@ -13,6 +15,8 @@ from localmind.workers.messages import phrase_text
 
 DEVICE_NAMES = {"cpu": "CPU", "cuda": "CUDA GPU", "dml": "DirectML GPU", "coreml": "Core ML"}
 HIGH_CONTEXT = 0.9
+# Words in the engine's reason for not using a device that mean its support is not part of this installation.
+MISSING_SUPPORT = ("not installed", "interface not available", "not been built with", "failed to load library")
 
 
 def _sep() -> QLabel:
@@ -126,6 +130,11 @@ class StatusBar(QFrame):
 
     # -- drawing ---------------------------------------------------------------------------------------------------
     def _refresh(self) -> None:
+        self._refresh_model()
+        self._refresh_stats()
+        self._refresh_gauge()
+
+    def _refresh_model(self) -> None:
         from pathlib import Path
 
         info = self._info
@@ -145,9 +154,7 @@ class StatusBar(QFrame):
             device = DEVICE_NAMES.get(info.device, info.device)
             if info.fallback_reasons:
                 self.device_label.setText(self.tr("on {device} ⓘ").format(device=device))
-                lines = [self.tr("Running on {device}. Not used:").format(device=device)]
-                lines += [f"• {DEVICE_NAMES.get(d, d)}: {phrase_text(why)}" for d, why in info.fallback_reasons]
-                self.device_label.setToolTip(tooltip("\n".join(lines)))
+                self.device_label.setToolTip(tooltip(self._fallback_text(device, info.fallback_reasons)))
             else:
                 self.device_label.setText(self.tr("on {device}").format(device=device))
                 self.device_label.setToolTip("")
@@ -158,6 +165,28 @@ class StatusBar(QFrame):
             self.device_label.setToolTip("")
         self.model_label.setAccessibleName(self.model_label.text())
 
+    def _fallback_text(self, device: str, reasons: Sequence[tuple[str, str]]) -> str:
+        """Why faster devices were not used: plain words first, what the engine said (library names, error codes)
+        under "Details" (issue 21: the tooltip opened on "libonnxruntime-genai-cuda.so")."""
+        lines = [self.tr("Running on {device}. Not used:").format(device=device)]
+        lines += [f"• {DEVICE_NAMES.get(d, d)}: {self._plain_reason(str(why))}" for d, why in reasons]
+        lines += ["", self.tr("Details:")]
+        lines += [f"• {DEVICE_NAMES.get(d, d)}: {phrase_text(why)}" for d, why in reasons]
+        return "\n".join(lines)
+
+    def _plain_reason(self, reason: str) -> str:
+        low = reason.lower()
+        if "failed when answering" in low:
+            return self.tr("it failed while answering before, so this model runs on the processor")
+        if any(word in low for word in MISSING_SUPPORT):
+            return self.tr("this copy of LocalMind does not include the support for it")
+        if "driver" in low:
+            return self.tr("no working driver for it was found")
+        if "memory" in low:
+            return self.tr("it has too little free memory for this model")
+        return self.tr("it could not be started")
+
+    def _refresh_stats(self) -> None:
         stats = self._stats
         has_stats = stats is not None and stats.generated_tokens > 0
         self.speed_sep.setVisible(has_stats)
@@ -180,35 +209,37 @@ class StatusBar(QFrame):
                 )
             )
 
+    def _refresh_gauge(self) -> None:
         used, budget = self._context
         self.gauge.setVisible(budget > 0)
         self.gauge_label.setVisible(budget > 0)
-        if budget > 0:
-            self.gauge.setRange(0, budget)
-            self.gauge.setValue(min(used, budget))
-            self.gauge_label.setText(self.tr("{used} / {budget} tokens").format(used=f"{used:,}", budget=f"{budget:,}"))
-            documents = min(self._documents, used)
-            self.gauge.set_documents(documents)
-            if documents:
-                self.gauge_label.setText(
-                    self.tr("{used} / {budget} tokens ({documents} from documents)").format(
-                        used=f"{used:,}", budget=f"{budget:,}", documents=f"{documents:,}"
-                    )
+        if budget <= 0:
+            return
+        self.gauge.setRange(0, budget)
+        self.gauge.setValue(min(used, budget))
+        self.gauge_label.setText(self.tr("{used} / {budget} tokens").format(used=f"{used:,}", budget=f"{budget:,}"))
+        documents = min(self._documents, used)
+        self.gauge.set_documents(documents)
+        if documents:
+            self.gauge_label.setText(
+                self.tr("{used} / {budget} tokens ({documents} from documents)").format(
+                    used=f"{used:,}", budget=f"{budget:,}", documents=f"{documents:,}"
                 )
-            level = "high" if used >= HIGH_CONTEXT * budget else "normal"
-            if self.gauge.property("level") != level:
-                self.gauge.setProperty("level", level)
-                self.gauge.style().unpolish(self.gauge)
-                self.gauge.style().polish(self.gauge)
-            self.gauge.setAccessibleName(self.tr("Context used"))
-            self.gauge.setToolTip(self.tr("How much of the model's context this chat uses"))
-            if documents:
-                self.gauge.setToolTip(
-                    self.tr(
-                        "How much of the model's context this chat uses: {documents} tokens are passages from your "
-                        "documents (the first, differently coloured part), {rest} the conversation."
-                    ).format(documents=f"{documents:,}", rest=f"{used - documents:,}")
-                )
+            )
+        level = "high" if used >= HIGH_CONTEXT * budget else "normal"
+        if self.gauge.property("level") != level:
+            self.gauge.setProperty("level", level)
+            self.gauge.style().unpolish(self.gauge)
+            self.gauge.style().polish(self.gauge)
+        self.gauge.setAccessibleName(self.tr("Context used"))
+        self.gauge.setToolTip(self.tr("How much of the model's context this chat uses"))
+        if documents:
+            self.gauge.setToolTip(
+                self.tr(
+                    "How much of the model's context this chat uses: {documents} tokens are passages from your "
+                    "documents (the first, differently coloured part), {rest} the conversation."
+                ).format(documents=f"{documents:,}", rest=f"{used - documents:,}")
+            )
 
     def apply_theme(self) -> None:
         c = theme.current()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -39,19 +40,46 @@ class _Card(QFrame):
         self.text = QLabel()
         self.text.setObjectName("CardText")
         self.text.setWordWrap(True)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # a taller neighbour card
         self.button = QPushButton()
         self.button.setObjectName("PrimaryButton" if primary else "SecondaryButton")
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)
+        # The technical words (file names, formats) one click away, for whoever needs them.
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("GhostButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.details_button.toggled.connect(self._show_details)
+        self.details_button.hide()
+        self.details = QLabel()
+        self.details.setObjectName("CardText")
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.hide()
+        self._details_label = ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 18, 20, 18)
         layout.setSpacing(8)
         layout.addWidget(self.icon)
         layout.addWidget(self.title)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.details)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(180)
         self.setMaximumWidth(340)
+
+    def set_details(self, label: str, text: str) -> None:
+        self._details_label = label
+        self.details.setText(text)
+        self.details_button.setVisible(bool(text))
+        self._show_details(self.details_button.isChecked())
+
+    def _show_details(self, shown: bool) -> None:
+        self.details.setVisible(shown and bool(self.details.text()))
+        self.details_button.setText(("▾ " if shown else "▸ ") + self._details_label)
+        self.details_button.setAccessibleName(self._details_label)
 
     def apply_theme(self) -> None:
         c = theme.current()
@@ -232,11 +260,13 @@ class WelcomePage(QWidget):
         self.get_card.button.setText(self.tr("Browse models"))
         self.get_card.button.setAccessibleName(self.tr("Get a model"))
         self.folder_card.title.setText(self.tr("Use a model you have"))
-        self.folder_card.text.setText(
+        self.folder_card.text.setText(self.tr("Already downloaded a model? Open its folder."))
+        self.folder_card.set_details(
+            self.tr("Details"),
             self.tr(
-                "Open a folder with an ONNX model: an ONNX Runtime GenAI package (with genai_config.json) or an "
+                "LocalMind opens ONNX models: an ONNX Runtime GenAI package (with genai_config.json) or an "
                 "Optimum / onnx-community export (config.json and onnx/model*.onnx)."
-            )
+            ),
         )
         self.folder_card.button.setText(self.tr("Open a model folder…"))
         self.folder_card.button.setAccessibleName(self.tr("Open a model folder"))
