@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from localmind import APP_NAME, __version__, paths
 from localmind.errors import UserFacingError
@@ -67,7 +67,8 @@ def _check_data_dir() -> None:
         )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, run_window: Callable[[argparse.Namespace], int] | None = None) -> int:
+    """``localmind ARGS``; ``run_window`` opens the window instead of ``app.run_gui`` (the tests' entry point)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.data_dir:
@@ -80,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from localmind.selftest import run_self_test
 
             return run_self_test(args)
+        if run_window is not None:
+            return run_window(args)
         from localmind.app import run_gui
 
         return run_gui(args)

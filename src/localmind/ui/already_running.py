@@ -123,7 +123,7 @@ def tell(folder: Path, pid: int | None, language: str = "system") -> None:
                 file=sys.stderr,
             )
         return
-    from localmind.app import create_application
+    from localmind.ui.application import create_application
     from localmind.ui.i18n import Translations
 
     app = create_application()

@@ -1,27 +1,31 @@
 """The documents feature in the window: the Documents place, the chat switch, source links, background indexing.
 
-Built by ``app.LocalMind``; everything it connects is listed in ``connect`` (the app's own wiring stays in app.py).
+Built by ``app.LocalMind`` from the parts it works with (the store, the chat session, the inference service, the
+window); everything it connects is listed in ``_connect`` (the app's own wiring stays in app.py).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
+from localmind.core.store import ConversationStore
 from localmind.documents.chat import DocumentsChat
 from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
 from localmind.documents.library import Library
+from localmind.models.chat_session import ChatSession
+from localmind.settings import Settings
 from localmind.ui import theme
 from localmind.ui.documents import DocumentsPage
 from localmind.ui.documents_chat import DocumentsSwitch, source_dialog
+from localmind.ui.main_window import MainWindow
 from localmind.workers.indexer import IndexerService
-
-if TYPE_CHECKING:
-    from localmind.app import LocalMind
+from localmind.workers.inference import InferenceService
+from localmind.workers.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -31,18 +35,27 @@ PASSAGE_SHARE = 0.25
 
 
 class DocumentsFeature(QObject):
-    def __init__(self, mind: LocalMind) -> None:
-        super().__init__(mind)
-        self.mind = mind
+    def __init__(
+        self,
+        store: ConversationStore,
+        session: ChatSession,
+        inference: InferenceService,
+        window: MainWindow,
+        tasks: TaskRunner,
+        settings: Settings,
+        save_settings: Callable[[], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.session, self.inference, self.window = session, inference, window
+        self.settings, self._save_settings = settings, save_settings  # "Use my documents" is kept in the settings
         self.library = Library.open()
-        self.chat = DocumentsChat(
-            self.library, lambda message_id, stats: mind.store.update_message(message_id, stats=stats)
-        )
+        self.chat = DocumentsChat(self.library, lambda message_id, stats: store.update_message(message_id, stats=stats))
         self.chat.fits = self._fits
         self._counter: TokenCounter = approximate_tokens  # the loaded model's tokenizer once there is one
         self._counter_dir = ""
-        mind.session.documents = self.chat
-        self.service = IndexerService(parent=self)
+        session.documents = self.chat
+        self.service = IndexerService(parent=self, tasks=tasks)  # its jobs run in the app's task runner
         self.page = DocumentsPage(
             self.library.index, self.service, self.library.embedder is not None, embedder_name=self.library.model_id
         )
@@ -51,7 +64,6 @@ class DocumentsFeature(QObject):
         self._restore_switch()
         self.holder = self._holder()
         self.holder.installEventFilter(self)
-        window = mind.window
         window.main_stack.addWidget(self.holder)
         header = window.header.layout()
         if isinstance(header, QHBoxLayout):
@@ -92,15 +104,15 @@ class DocumentsFeature(QObject):
         return holder
 
     def _connect(self) -> None:
-        window = self.mind.window
+        window = self.window
         window.sidebar.documents_requested.connect(self.show_page)
         self.back_button.clicked.connect(window.show_chat)
         self.switch.changed.connect(self._on_switch)
         self.service.job_finished.connect(lambda *_: self.switch.set_collections(self.library.index.collections()))
         self.page.get_embedding_model_requested.connect(self.download_embedder)
-        self.mind.service.loaded.connect(lambda info: self.service.use_tokenizer_of(info.model_dir))
+        self.inference.loaded.connect(lambda info: self.service.use_tokenizer_of(info.model_dir))
         # The context gauge shows the passages' share apart from the conversation's.
-        self.mind.session.context_usage.connect(self._show_passage_share)
+        self.session.context_usage.connect(self._show_passage_share)
 
     def download_embedder(self) -> None:
         """Download the catalog's embedding model in the model manager (its row shows progress, pause and cancel)."""
@@ -108,7 +120,7 @@ class DocumentsFeature(QObject):
         from localmind.core.hub import request_for_catalog
         from localmind.documents.embed import EMBEDDING_MODEL_ID
 
-        window = self.mind.window
+        window = self.window
         entry = find_entry(load_catalog(), EMBEDDING_MODEL_ID)
         window.show_model_manager()
         manager = window.model_manager
@@ -140,11 +152,11 @@ class DocumentsFeature(QObject):
 
     def show_page(self) -> None:
         self.page.refresh()
-        self.mind.window.main_stack.setCurrentWidget(self.holder)
+        self.window.main_stack.setCurrentWidget(self.holder)
 
     def _restore_switch(self) -> None:
         """ "Use my documents" as the user left it last time (issue 21: it was off after every restart)."""
-        settings = self.mind.settings
+        settings = self.settings
         self.switch.chosen = [c for c in settings.document_collections if c in self.switch.collections]
         self.chat.enabled, self.chat.collections = settings.use_documents, list(self.switch.chosen)
         self.switch.blockSignals(True)  # nothing to save yet; the chat already has the values
@@ -157,41 +169,41 @@ class DocumentsFeature(QObject):
         self.chat.collections = collections
         if enabled and not self.chat.has_documents():
             # Said once, here, rather than under every answer: answers come from the model alone until then.
-            self.mind.window.show_notice(
+            self.window.show_notice(
                 self.tr("You have not added any documents yet."),
                 self.tr("Add files or a folder on the Documents page; until then answers come from the model alone."),
                 timeout_ms=8000,
             )
-        settings = self.mind.settings
+        settings = self.settings
         if (settings.use_documents, settings.document_collections) != (enabled, collections):
             settings.use_documents, settings.document_collections = enabled, list(collections)
-            self.mind._save_settings()
-        self.mind.session.request_context_usage()  # the instruction counts in the gauge from now on
+            self._save_settings()
+        self.session.request_context_usage()  # the instruction counts in the gauge from now on
 
     def _count(self, text: str) -> int:
         """Tokens of ``text`` for the loaded chat model (its tokenizer.json; approximate without a model)."""
-        model = self.mind.session.model
+        model = self.session.model
         if model is not None and model.model_dir != self._counter_dir:
             self._counter, self._counter_dir = tokenizer_counter(model.model_dir), model.model_dir
         return self._counter(text)
 
     def _fits(self, blocks: str) -> bool:
-        model = self.mind.session.model
+        model = self.session.model
         budget = model.context_budget if model is not None and model.context_budget else 4096
         return self._count(blocks) <= budget * PASSAGE_SHARE
 
     def _show_passage_share(self, _used: int, _budget: int) -> None:
-        session = self.mind.session
+        session = self.session
         system_prompt, _ = session.chat_settings()
         try:
             tokens = self.chat.passage_tokens(system_prompt, session.messages, self._count)
         except Exception:  # the gauge must never break the chat
             log.warning("could not count the passages' tokens", exc_info=True)
             tokens = 0
-        self.mind.window.status.set_documents_context(tokens)
+        self.window.status.set_documents_context(tokens)
 
     def show_source(self, url: QUrl) -> bool:
-        dialog = source_dialog(self.mind.window, self.chat, url)
+        dialog = source_dialog(self.window, self.chat, url)
         if dialog is None:
             return False
         theme.style(dialog)
