@@ -1,4 +1,4 @@
-"""The layers stay apart: core/ and engine/ never import Qt; nothing below ui/ imports ui/ or app."""
+"""The layers stay apart: core/ and engine/ never import Qt; nothing below ui/ imports ui/ or app; no import circles."""
 
 from __future__ import annotations
 
@@ -60,3 +60,183 @@ def test_the_check_can_fail(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from PySide6.QtWidgets import QWidget\nimport PySide6\n")
     assert imports(bad) == {"PySide6.QtWidgets", "PySide6"}
+
+
+# -- import circles -------------------------------------------------------------------------------------------------
+# Every import counts: at module level, inside a function (a "lazy" import) and under TYPE_CHECKING. A lazy import
+# only hides a circle from Python's start-up; the two modules still cannot be understood, tested or moved apart.
+
+
+def module_names(root: Path, package: str = "localmind") -> dict[str, Path]:
+    """``localmind.core.store`` -> its file, for every module under ``root`` (a package's name is its __init__)."""
+    found: dict[str, Path] = {}
+    for path in root.rglob("*.py"):
+        parts = [package, *path.relative_to(root).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imported_modules(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules of ``known`` that ``name`` imports anywhere in its file (relative imports resolved)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            targets.add(base)
+            targets |= {f"{base}.{alias.name}" for alias in node.names}  # ``from pkg import module``
+    found: set[str] = set()
+    for target in targets:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            found.add(target)
+    return found
+
+
+def import_graph(root: Path, package: str = "localmind") -> dict[str, set[str]]:
+    known = module_names(root, package)
+    return {name: imported_modules(name, path, known) for name, path in known.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The same imports between the top-level parts (``localmind.core``, ``localmind.ui``, ``localmind.app``)."""
+
+    def top(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    tops: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        tops.setdefault(top(name), set()).update(top(t) for t in targets if top(t) != top(name))
+    return tops
+
+
+def test_no_import_circle_between_modules() -> None:
+    assert circles(import_graph(SRC)) == []
+
+
+def test_no_import_circle_between_layers() -> None:
+    """core ⇄ documents or app ⇄ ui through any pair of their modules is a circle too."""
+    graph = import_graph(SRC)
+    assert len(graph) > 100
+    assert circles(package_graph(graph)) == []
+
+
+def test_no_module_below_app_imports_app() -> None:
+    """Only the command line (which starts the window) is above the composition root."""
+    graph = import_graph(SRC)
+    above = {"localmind.cli"}
+    offenders = sorted(name for name, targets in graph.items() if "localmind.app" in targets and name not in above)
+    assert offenders == []
+
+
+def _plant(root: Path, files: dict[str, str]) -> Path:
+    package = root / "localmind"
+    for relative, text in files.items():
+        path = package / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return package
+
+
+def test_the_circle_check_finds_a_planted_circle(tmp_path: Path) -> None:
+    """A lazy import inside a function, a relative import and ``from package import module`` all close circles."""
+    package = _plant(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "core/__init__.py": "",
+            "core/a.py": "def f():\n    from localmind.core.b import g\n    return g\n",
+            "core/b.py": "from . import c\n",
+            "core/c.py": "from localmind.core import a\n",
+            "ui/__init__.py": "",
+            "ui/view.py": "from localmind.core.a import f\n",
+            "app.py": "from localmind.ui.view import f\n",
+            "ui/late.py": "def later():\n    import localmind.app\n",
+        },
+    )
+    graph = import_graph(package)
+    assert circles(graph) == [["localmind.core.a", "localmind.core.b", "localmind.core.c"]]
+    assert circles(package_graph(graph)) == [["localmind.app", "localmind.ui"]]
+    assert graph["localmind.ui.late"] == {"localmind.app"}
+
+
+def raw_threads(path: Path) -> list[str]:
+    """``threading.Thread(...)`` and ``QThread(...)`` calls in a file."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("Thread", "QThread"):
+                found.append(f"{path.name}:{node.lineno} {name}")
+    return found
+
+
+def test_the_window_runs_background_work_only_in_the_task_runner() -> None:
+    """app.py, the controllers, the widgets and the indexer start no thread of their own (workers/tasks.py does).
+
+    Excepted: the engine service's own reader (workers/inference.py) and the API server's event loop
+    (workers/api_server.py), which live as long as what they serve.
+    """
+    window_code = [SRC / "app.py", *files("controllers"), *files("ui"), SRC / "workers" / "indexer.py"]
+    offenders = [hit for path in window_code for hit in raw_threads(path)]
+    assert len(window_code) > 20
+    assert offenders == []
+
+
+def test_the_thread_check_can_fail(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import threading\nthreading.Thread(target=print).start()\nfrom PySide6.QtCore import QThread\nQThread()\n"
+    )
+    assert sorted(raw_threads(bad)) == ["bad.py:2 Thread", "bad.py:4 QThread"]

@@ -280,7 +280,14 @@ def run_download(args: argparse.Namespace) -> int:
         print(f"{request.model_id} is already installed.", file=sys.stderr)
         return 0
     token = sys.stdin.readline().strip() if args.token_stdin else secrets.get_token()
-    job = DownloadJob(request, token=token or None, on_progress=TerminalProgress(sys.stderr))
+    from localmind.documents.embed import check_embedding_model
+
+    job = DownloadJob(
+        request,
+        token=token or None,
+        on_progress=TerminalProgress(sys.stderr),
+        embedding_check=check_embedding_model,
+    )
     try:
         model = job.run()
     except AlreadyInstalledError as exc:

@@ -19,15 +19,14 @@ from localmind.core.hub import (
     AuthRequiredError,
     DownloadJob,
     DownloadRequest,
-    DownloadStopped,
     HubSettings,
     NotEnoughDiskError,
-    TransferControl,
 )
 from localmind.core.hub.errors import HubUnreachableError
+from localmind.documents.embed import check_embedding_model
 from localmind.errors import UserFacingError
 from localmind.workers.messages import user_text
-from localmind.workers.tasks import CANCEL, TaskCancelled, TaskContext, TaskRunner
+from localmind.workers.tasks import CANCEL, TaskContext, TaskRunner
 
 # Kinds of failure, so the page can offer the right next step.
 FAILURE_AUTH = "auth"
@@ -99,21 +98,18 @@ class DownloadController(QObject):
         settings = self.settings
 
         def download(ctx: TaskContext) -> Any:
-            control = TransferControl()
-            # A user's cancel deletes the partial files; a pause, or the app closing, keeps them to resume.
-            ctx.on_cancel(lambda reason: control.cancel() if reason == CANCEL else control.pause())
+            # The task's context is the download's control: a user's cancel deletes the partial files; a pause, or
+            # the app closing, keeps them to resume. Its stop (DownloadStopped) is the task's (TaskCancelled).
             secret = token() if callable(token) else token
             job = DownloadJob(
                 request,
                 token=secret,
                 settings=settings,
-                control=control,
+                control=ctx,
                 on_progress=lambda p: ctx.progress(p),
+                embedding_check=check_embedding_model,
             )
-            try:
-                return job.run()
-            except DownloadStopped as stop:
-                raise TaskCancelled(stop.reason) from None
+            return job.run()
 
         return self._start(
             key,

@@ -13,7 +13,7 @@ import json
 import logging
 import posixpath
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,13 @@ from localmind import paths
 from localmind.core.catalog import CatalogEntry, free_disk_bytes
 from localmind.core.hub.community import CommunityPlan, community_model_id, is_community, plan_community
 from localmind.core.hub.control import CANCEL, TransferControl
-from localmind.core.hub.embedding import EmbeddingPlan, as_catalog_embedding, finish_embedding_folder, plan_embedding
+from localmind.core.hub.embedding import (
+    EmbeddingCheck,
+    EmbeddingPlan,
+    catalog_embedding_entry,
+    finish_embedding_folder,
+    plan_embedding,
+)
 from localmind.core.hub.errors import AlreadyInstalledError, DownloadStopped, HubError, NotEnoughDiskError
 from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
 from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
@@ -87,6 +93,26 @@ def request_for_catalog(entry: CatalogEntry, device: str = "cpu", revision: str 
         kind=entry.kind,
         embedding=entry.embedding,
     )
+
+
+def as_catalog_embedding(request: DownloadRequest) -> DownloadRequest:
+    """A download by repo id of the catalog's embedding model becomes the catalog's download (kind, settings written
+    to embedding.json, variant, id), keeping a variant or id the user chose. Any other request is returned as is."""
+    if request.kind != "chat" or request.folder:
+        return request
+    entry = catalog_embedding_entry(request.repo)
+    if entry is None:
+        return request
+    catalog = request_for_catalog(entry, "cpu")  # Documents runs it on the CPU
+    revision = request.revision if request.revision not in ("", "main") else catalog.revision
+    if request.variant and request.variant != catalog.variant:
+        return replace(
+            catalog,
+            revision=revision,
+            variant=request.variant,
+            model_id=request.model_id or f"{entry.id}-{request.variant}",
+        )
+    return replace(catalog, revision=revision, model_id=request.model_id or catalog.model_id)
 
 
 def default_model_id(repo: str, folder: str) -> str:
@@ -260,6 +286,7 @@ class DownloadJob:
         control: TransferControl | None = None,
         open_part: OpenPart = open_part_for_append,
         disk_free: Callable[[Path], int | None] = free_disk_bytes,
+        embedding_check: EmbeddingCheck | None = None,
     ) -> None:
         # The catalog's embedding model asked for by its repo id: downloaded as the catalog entry (embedding kind).
         self.request = request = as_catalog_embedding(request)
@@ -268,6 +295,7 @@ class DownloadJob:
         self.control = control or TransferControl()
         self._open_part = open_part
         self._disk_free = disk_free
+        self._embedding_check = embedding_check
         label = request.model_id or request.repo
         self.tracker = ProgressTracker(label, on_progress, self.settings.progress_interval_s)
         self.model_id: str | None = request.model_id
@@ -392,7 +420,7 @@ class DownloadJob:
         if embedding is not None:
             self.tracker.set_phase(PREPARING)
             entries, generated = finish_embedding_folder(
-                staging, embedding, entries, self.request.embedding, check=self.control.check
+                staging, embedding, entries, self.request.embedding, check=self.control.check, embeds=self._embeds
             )
         elif community is not None:
             self.tracker.set_phase(PREPARING)
@@ -403,6 +431,11 @@ class DownloadJob:
         installed = self._install(staging, listing, folder, model_id, name, entries, generated)
         self.tracker.set_phase(DONE)
         return installed
+
+    def _embeds(self, folder: Path) -> int:
+        if self._embedding_check is None:  # a bug: whoever downloads an embedding model passes the check
+            raise ValueError(f"{self.request.repo}: an embedding model is downloaded with an embedding_check")
+        return self._embedding_check(folder)
 
     def _write_plan(
         self,

@@ -21,11 +21,14 @@ from localmind.core.hub.hashing import SHA256, hash_file
 from localmind.core.hub.listing import RemoteFile, RepoListing
 from localmind.core.hub.manifest import ManifestFile, now_iso
 from localmind.engine.formats.variants import Variant, find_variants, small_files
-from localmind.errors import translatable
+from localmind.errors import UserFacingError, translatable
 
 if TYPE_CHECKING:
     from localmind.core.catalog import CatalogEntry
-    from localmind.core.hub.download import DownloadRequest
+
+# Loads the model in a folder and embeds a text: the vector width, or a UserFacingError. Documents has it
+# (documents.embed.check_embedding_model); the Hub client is below Documents, so its callers pass it in.
+EmbeddingCheck = Callable[[Path], int]
 
 CONFIG_NAME = "embedding.json"
 TOKENIZER = "tokenizer.json"
@@ -67,30 +70,6 @@ def catalog_embedding_entry(repo: str) -> CatalogEntry | None:
 
     wanted = repo.strip().lower()
     return next((e for e in load_catalog() if e.kind == "embedding" and e.repo.lower() == wanted), None)
-
-
-def as_catalog_embedding(request: DownloadRequest) -> DownloadRequest:
-    """A download by repo id of the catalog's embedding model becomes the catalog's download (kind, settings written
-    to embedding.json, variant, id), keeping a variant or id the user chose. Any other request is returned as is."""
-    from dataclasses import replace
-
-    from localmind.core.hub.download import request_for_catalog
-
-    if request.kind != "chat" or request.folder:
-        return request
-    entry = catalog_embedding_entry(request.repo)
-    if entry is None:
-        return request
-    catalog = request_for_catalog(entry, "cpu")  # Documents runs it on the CPU
-    revision = request.revision if request.revision not in ("", "main") else catalog.revision
-    if request.variant and request.variant != catalog.variant:
-        return replace(
-            catalog,
-            revision=revision,
-            variant=request.variant,
-            model_id=request.model_id or f"{entry.id}-{request.variant}",
-        )
-    return replace(catalog, revision=revision, model_id=request.model_id or catalog.model_id)
 
 
 @dataclass(frozen=True)
@@ -142,17 +121,17 @@ def finish_embedding_folder(
     settings: Mapping[str, Any],
     *,
     check: Callable[[], None],
+    embeds: EmbeddingCheck,
 ) -> tuple[list[ManifestFile], dict[str, Any]]:
-    """Write embedding.json, check that the model embeds, and return the manifest's entries and record."""
-    from localmind.documents.embed import EmbeddingModelError, check_embedding_model
-
+    """Write embedding.json, check that the model embeds (``embeds``: its vector width, or a UserFacingError saying
+    why not), and return the manifest's entries and record."""
     config = {**settings, "onnx": plan.variant.onnx_path}
     path = staging / CONFIG_NAME
     path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     check()
     try:
-        dimensions = check_embedding_model(staging)
-    except EmbeddingModelError as exc:
+        dimensions = embeds(staging)
+    except UserFacingError as exc:
         raise HubError.say(
             "{repo} downloaded fine but is not a usable embedding model: {reason}",
             "Pick another embedding model.",
