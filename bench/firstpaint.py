@@ -3,7 +3,7 @@
     python bench/firstpaint.py [--model bench/models/smollm2-135m ...] [--runs 5] [--store-mb 12]
 
 Starts the real app (``python -m localmind --data-dir D --model M``) under Xvfb + openbox (tests/helpers/xwindow.py)
-and reads the times it traces (the test switches of localmind/app_hooks.py: ``LOCALMIND_TEST_TRACE``): its first
+and reads the times it traces (the test switches of tests/helpers/app_hooks.py: ``LOCALMIND_TEST_TRACE``): its first
 paint of the main window and the moment the model is loaded. Beside it, alternating, a bare PySide6 window (a
 QMainWindow with a text box) on the same display: what Python + Qt alone take to paint.
 

@@ -1,8 +1,8 @@
 """Hidden start-up switches for the tests and bench/coldstart.py; not for users. No Qt: ``localmind serve``
 and the engine child use them.
 
-Honoured only like the window's switches (``localmind/app_hooks.py``): ``LOCALMIND_TEST_HOOKS=1`` and this
-package loaded from a source checkout, never frozen.
+Honoured only with ``LOCALMIND_TEST_HOOKS=1`` (as the window's test switches in tests/helpers/app_hooks.py) and
+this package loaded from a source checkout, never frozen.
 
 * ``LOCALMIND_TEST_TRACE`` set: each start-up step prints ``<step> <time.time()> <pid> [detail]`` on stdout
   (``serve`` and its engine child share it), so a test can check their order and the bench where time goes.

@@ -1,7 +1,7 @@
 """Where things are in a real ``localmind`` window under Xvfb, so a test can click them with real X mouse events.
 
 The app, started with ``LOCALMIND_TEST_WIDGETS=FILE`` (and ``LOCALMIND_TEST_HOOKS=1``), writes its visible widgets
-(class, object name, text, enabled, screen rectangle, rich-text links) to FILE every 200 ms (localmind/app_hooks.py).
+(class, object name, text, enabled, screen rectangle, rich-text links) to FILE every 200 ms (tests/helpers/app_hooks.py).
 This only tells the test WHERE to click; the click goes through the X server (xdotool), the window manager and Qt's
 own input handling, exactly as a person's does.
 """

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from localmind.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
 from localmind.core.store import ConversationStore
+from tests.helpers.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE, app_command
 from tests.helpers.tiny_model import REPLIES
 
 pytestmark = pytest.mark.slow
@@ -70,14 +70,16 @@ class Trace:
 
 def app_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCALMIND_")}
-    # The test switches work only in a source checkout that asks for them (ENV_ENABLE).
-    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO / "src"), **{ENV_ENABLE: "1"}, **extra)
+    # ENV_ENABLE: started through the tests' entry point (app_command), which reads the switches; the checkout is
+    # on the path for it (``tests.helpers.hooked_app``).
+    path = os.pathsep.join((str(REPO / "src"), str(REPO)))
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=path, **{ENV_ENABLE: "1"}, **extra)
     return env
 
 
 def start_app(data: Path, model: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "localmind", "--data-dir", str(data), "--model", str(model)],
+        [*app_command(env), "--data-dir", str(data), "--model", str(model)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -183,7 +185,7 @@ def test_kill_9_while_streaming_loses_at_most_a_second(tmp_path: Path, tiny_mode
     report = tmp_path / "report.json"
     plain = app_env(**{ENV_REPORT: str(report)})
     subprocess.run(
-        [sys.executable, "-m", "localmind", "--data-dir", str(data), "--model", str(tiny_model)],
+        [*app_command(plain), "--data-dir", str(data), "--model", str(tiny_model)],
         env=plain,
         timeout=60,
         check=True,

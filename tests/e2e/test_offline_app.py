@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from localmind.app_hooks import ENV_AUTOCHAT, ENV_TRACE
 from tests.e2e.test_kill_durability import app_env
+from tests.helpers.app_hooks import ENV_AUTOCHAT, ENV_TRACE, app_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -69,7 +68,7 @@ def test_the_window_and_the_engine_child_stay_offline(tmp_path: Path, tiny_model
     env["LOCALMIND_TEST_NETLOG"] = str(netlog)
     data = tmp_path / "data"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "localmind", "--data-dir", str(data), "--model", str(tiny_model)],
+        [*app_command(env), "--data-dir", str(data), "--model", str(tiny_model)],
         env=env,
         stdout=subprocess.PIPE,
         text=True,

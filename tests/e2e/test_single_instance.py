@@ -1,6 +1,6 @@
 """One window per data folder, with two real ``localmind`` processes.
 
-The first streams a reply slowly (the hidden test switches of localmind/app_hooks.py). A second
+The first streams a reply slowly (the test switches of tests/helpers/app_hooks.py). A second
 ``localmind`` on the same folder must say that LocalMind is already running and exit 0 without
 opening the store: opening it would mark the reply being written as stopped. Terminal commands keep
 working meanwhile, and once the first process is killed its lock is stale and the window starts.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,20 +20,21 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from localmind import paths
 from localmind.app import create_main_window, run_gui
-from localmind.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE
 from localmind.core.store import ConversationStore
 from localmind.engine.fake import FakeEngine
 from localmind.instance import InstanceLock
 from localmind.ui import already_running
 from localmind.ui.i18n import Translations
 from tests.e2e.test_kill_durability import Trace, app_env, kill_app, read_into, start_app, wait_until_streaming
+from tests.helpers import app_hooks
+from tests.helpers.app_hooks import ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, ENV_TRACE, app_command
 
 pytestmark = pytest.mark.slow
 
 
 def localmind(data: Path, *args: str, timeout: float = 30, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "localmind", "--data-dir", str(data), *args],
+        [*app_command(), "--data-dir", str(data), *args],
         env=app_env(**env),
         capture_output=True,
         text=True,
@@ -99,9 +99,10 @@ def test_a_second_window_leaves_the_first_ones_reply_alone(tmp_path: Path, tiny_
     # The killed window left its lock file behind; its process is gone, so the lock is stale.
     assert (data / "localmind.lock").exists()
     report = tmp_path / "report.json"
+    reporting = app_env(**{ENV_REPORT: str(report)})
     subprocess.run(
-        [sys.executable, "-m", "localmind", "--data-dir", str(data)],
-        env=app_env(**{ENV_REPORT: str(report)}),
+        [*app_command(reporting), "--data-dir", str(data)],
+        env=reporting,
         timeout=60,
         check=True,
         capture_output=True,
@@ -126,14 +127,13 @@ def test_with_a_display_the_second_start_shows_a_message_box(
 
     monkeypatch.setattr(already_running, "has_display", lambda: True)
     monkeypatch.setenv(ENV_REPORT, str(data_dir / "report.json"))  # a window opened by mistake closes itself
-    monkeypatch.setenv(ENV_ENABLE, "1")
     monkeypatch.setattr(QMessageBox, "exec", fake_exec)
     (data_dir / "settings.json").write_text(json.dumps({"language": "zh_CN"}), encoding="utf-8")
     holder = InstanceLock(paths.ensure_data_dir())
     assert holder.acquire()
     try:
         args: Any = type("Args", (), {"model": None})()
-        assert run_gui(args) == 0
+        assert run_gui(args, before_show=app_hooks.install) == 0
     finally:
         holder.release()
         Translations.for_app(qapp).apply("en")

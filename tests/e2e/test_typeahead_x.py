@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from localmind.app_hooks import ENV_ENABLE, ENV_TRACE
+from tests.helpers.app_hooks import ENV_ENABLE, ENV_TRACE
 from tests.helpers.app_window import tiny_reply
 from tests.helpers.xwindow import x_display
 

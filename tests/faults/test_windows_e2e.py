@@ -19,6 +19,7 @@ import pytest
 from localmind.core import transfer
 from localmind.core.store import ConversationStore
 from tests.faults import helpers
+from tests.helpers.app_hooks import app_command
 from tests.helpers.xwindow import XDisplay, x_display
 
 pytestmark = [
@@ -43,9 +44,10 @@ def start(x: XDisplay, data: Path, language: str, *args: str, **env: str) -> sub
     settings = {"language": language, "theme": "light"}
     (data / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     out = open(data.parent / f"{data.name}-stdout.txt", "w")  # noqa: SIM115 - the process writes it, read by lines()
+    environment = {**x.env(), "LANG": LANGUAGES[language], **env}
     process = subprocess.Popen(
-        [sys.executable, "-m", "localmind", "--data-dir", str(data), *args],
-        env={**x.env(), "LANG": LANGUAGES[language], **env},
+        [*app_command(environment), "--data-dir", str(data), *args],
+        env=environment,
         stdout=out,
         stderr=subprocess.PIPE,
         text=True,

@@ -1,24 +1,20 @@
-"""Hidden switches for the end-to-end tests (tests/e2e/test_kill_durability.py and others); not for users.
+"""The end-to-end tests' switches (tests/e2e/test_kill_durability.py and others), and the entry point that installs them.
 
-Set in the environment of a real ``localmind`` process, they make it chat on its
-own with a slowed model and report what it committed and streamed, so a test can
-kill it mid-reply and check what survived.
-
-They are honoured only by a source checkout that is explicitly asked to:
-``LOCALMIND_TEST_HOOKS=1`` and this module loaded from ``<checkout>/src/localmind``
-(an editable install), never by a frozen app (which does not even ship this module)
-nor by an installed wheel. Otherwise anything that can set the environment of a
-user's LocalMind could make it write every conversation to a file of its choice
+``python -m tests.helpers.hooked_app ARGS`` is ``localmind ARGS`` with these switches read from the environment:
+they make the window chat on its own with a slowed model and report what it committed and streamed, so a test can
+kill it mid-reply and check what survived. They live here, outside the shipped package: ``localmind`` itself knows
+nothing of them, so nothing that can set a user's environment can make it write every conversation to a file
 (``LOCALMIND_TEST_REPORT``) or send messages on its own (``LOCALMIND_TEST_AUTOCHAT``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +33,7 @@ from localmind.engine.types import (
 if TYPE_CHECKING:
     from localmind.app import LocalMind
 
-ENV_ENABLE = "LOCALMIND_TEST_HOOKS"  # "1": honour the switches below (a source checkout only)
+ENV_ENABLE = "LOCALMIND_TEST_HOOKS"  # "1": start through the entry point below (app_command); the serve trace too
 ENV_AUTOCHAT = "LOCALMIND_TEST_AUTOCHAT"  # send this prompt, and again whenever a reply ends
 ENV_TOKEN_DELAY = "LOCALMIND_TEST_TOKEN_DELAY"  # seconds to wait before each piece of text (a slow model)
 ENV_TRACE = "LOCALMIND_TEST_TRACE"  # print what was sent and streamed, with times, on stdout
@@ -46,22 +42,14 @@ ENV_LOAD_GATE = "LOCALMIND_TEST_LOAD_GATE"  # a model load waits until this file
 ENV_WIDGETS = "LOCALMIND_TEST_WIDGETS"  # write what is on screen (visible widgets, text, place) to this JSON file
 
 
-def _package_dir() -> Path:
-    return Path(__file__).resolve().parent
+def app_command(env: Mapping[str, str] | None = None) -> list[str]:
+    """The command that starts the app: the tests' entry point when ``env`` asks for the switches, else ``localmind``.
 
-
-def running_from_checkout(package_dir: Path | None = None) -> bool:
-    """Whether ``localmind`` is imported from a source checkout: ``<root>/src/localmind`` beside ``<root>/pyproject.toml``."""
-    from localmind.startup_trace import is_checkout_package
-
-    return is_checkout_package(package_dir or _package_dir())
-
-
-def active() -> bool:
-    """True only in a source checkout, not frozen, with ``LOCALMIND_TEST_HOOKS=1``."""
-    if getattr(sys, "frozen", False):
-        return False
-    return os.environ.get(ENV_ENABLE) == "1" and running_from_checkout()
+    The entry point is imported as ``tests.helpers.hooked_app``: the environment's PYTHONPATH has the checkout.
+    """
+    if env is not None and env.get(ENV_ENABLE) == "1":
+        return [sys.executable, "-m", "tests.helpers.hooked_app"]
+    return [sys.executable, "-m", "localmind"]
 
 
 class SlowedEngine:
@@ -107,7 +95,7 @@ class SlowedEngine:
 def slowed_engine_factory() -> Callable[[], ChatEngine] | None:
     """The engine process behind a delay when ``ENV_TOKEN_DELAY`` or ``ENV_LOAD_GATE`` is set, else ``None``."""
     delay, gate = os.environ.get(ENV_TOKEN_DELAY), os.environ.get(ENV_LOAD_GATE)
-    if not (delay or gate) or not active():
+    if not (delay or gate):
         return None
 
     def build() -> ChatEngine:
@@ -119,8 +107,7 @@ def slowed_engine_factory() -> Callable[[], ChatEngine] | None:
 
 
 def install(mind: LocalMind) -> None:
-    if not active():
-        return
+    """Connect the switches set in the environment to the app, before its window shows."""
     prompt = os.environ.get(ENV_AUTOCHAT)
     trace = bool(os.environ.get(ENV_TRACE))
     report = os.environ.get(ENV_REPORT)
@@ -271,3 +258,14 @@ def _report_widgets(mind: LocalMind, path: Path, interval_ms: int = 200) -> None
     timer.setInterval(interval_ms)
     timer.timeout.connect(write)
     timer.start()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``localmind ARGS`` (the real command line and window) with the switches installed."""
+    from localmind import cli
+    from localmind.app import run_gui
+
+    def run_window(args: argparse.Namespace) -> int:
+        return run_gui(args, engine_factory=slowed_engine_factory(), before_show=install)
+
+    return cli.main(argv, run_window=run_window)

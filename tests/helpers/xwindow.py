@@ -184,15 +184,19 @@ class XDisplay:
         args: Sequence[str] = (),
         env: dict[str, str] | None = None,
     ) -> AppWindow:
-        """Start ``localmind --data-dir DATA [--model MODEL] ARGS`` on this display and wait for its window."""
-        argv = [sys.executable, "-m", "localmind", "--data-dir", str(data_dir)]
+        """Start ``localmind --data-dir DATA [--model MODEL] ARGS`` on this display and wait for its window (through
+        the tests' entry point when ``env`` sets LOCALMIND_TEST_HOOKS=1: tests/helpers/app_hooks.py)."""
+        from tests.helpers.app_hooks import app_command
+
+        environment = self.env(env)
+        argv = [*app_command(environment), "--data-dir", str(data_dir)]
         if model is not None:
             argv += ["--model", str(model)]
         argv += list(args)
         log = data_dir.parent / f"{data_dir.name}-app-{len(self.apps)}.log"
         data_dir.mkdir(parents=True, exist_ok=True)
         with open(log, "wb") as out:
-            proc = self._spawn(argv, env=self.env(env), stdout=out, stderr=subprocess.STDOUT)
+            proc = self._spawn(argv, env=environment, stdout=out, stderr=subprocess.STDOUT)
         app = AppWindow(self, proc, data_dir, log)
         self.apps.append(app)
         app.wait_window()

@@ -1,77 +1,103 @@
-"""The end-to-end tests' switches are honoured only by a source checkout that asks for them."""
+"""The end-to-end tests' switches live in tests/, not in the shipped package: ``localmind`` cannot honour them."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import pkgutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from localmind import app, app_hooks
-from localmind.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY
+import localmind
 from tests.e2e.test_kill_durability import app_env
+from tests.helpers import app_hooks
+from tests.helpers.app_hooks import ENV_AUTOCHAT, ENV_ENABLE, ENV_REPORT, ENV_TOKEN_DELAY
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_the_switches_need_the_flag(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ENV_ENABLE, raising=False)
-    monkeypatch.setenv(ENV_TOKEN_DELAY, "0.5")
-    assert not app_hooks.active()
-    assert app_hooks.slowed_engine_factory() is None
-    assert app._test_hooks() is None
-    monkeypatch.setenv(ENV_ENABLE, "1")
-    assert app_hooks.running_from_checkout()  # the suite runs from the checkout (an editable install)
-    assert app_hooks.active() and app._test_hooks() is app_hooks
-    assert app_hooks.slowed_engine_factory() is not None
+def shipped_modules() -> set[str]:
+    """Every module of the package, as PyInstaller's collect_submodules("localmind") finds them for the bundle."""
+    return {m.name for m in pkgutil.walk_packages(localmind.__path__, "localmind.")} | {"localmind"}
 
 
-def test_a_frozen_app_ignores_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ENV_ENABLE, "1")
-    monkeypatch.setenv(ENV_TOKEN_DELAY, "0.5")
-    monkeypatch.setattr(sys, "frozen", True, raising=False)
-    assert not app_hooks.active()
-    assert app_hooks.slowed_engine_factory() is None
-    assert app._test_hooks() is None
+def test_the_package_has_no_test_hooks() -> None:
+    modules = shipped_modules()
+    assert "localmind.app" in modules and "localmind.cli" in modules  # the walk sees the package
+    assert [m for m in modules if "hook" in m.rsplit(".", 1)[-1]] == []
+    assert importlib.util.find_spec("localmind.app_hooks") is None
+    assert not list((REPO / "src").rglob("app_hooks.py"))
+    # Nothing in the package reads them: the window's code knows no switch of the tests.
+    switches = (ENV_AUTOCHAT, ENV_REPORT, ENV_TOKEN_DELAY, "LOCALMIND_TEST_WIDGETS")
+    mentions = [
+        str(p.relative_to(REPO))
+        for p in (REPO / "src" / "localmind").rglob("*.py")
+        if any(name in p.read_text(encoding="utf-8") for name in switches)
+    ]
+    assert mentions == []
 
 
-def test_an_installed_package_ignores_them(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A wheel installed into site-packages has no checkout around it."""
-    site = tmp_path / "lib" / "python3.11" / "site-packages" / "localmind"
-    site.mkdir(parents=True)
-    monkeypatch.setenv(ENV_ENABLE, "1")
-    monkeypatch.setattr(app_hooks, "_package_dir", lambda: site)
-    assert not app_hooks.running_from_checkout()
-    assert not app_hooks.active()
-    # A folder that merely looks like src/ is not enough without the project beside it.
-    fake_src = tmp_path / "other" / "src" / "localmind"
-    fake_src.mkdir(parents=True)
-    assert not app_hooks.running_from_checkout(fake_src)
-
-
-def test_the_bundle_spec_leaves_the_module_out() -> None:
+def test_the_bundle_spec_takes_no_test_code() -> None:
+    """The bundle's hidden imports are the package's own modules (collect_submodules), and tests/ is excluded."""
     spec = (REPO / "packaging" / "localmind.spec").read_text(encoding="utf-8")
     excludes = spec[spec.index("EXCLUDES = [") : spec.index("]", spec.index("EXCLUDES = ["))]
-    assert '"localmind.app_hooks"' in excludes
-    assert "if m not in EXCLUDES" in spec  # collect_submodules("localmind") would otherwise pull it back in
+    assert '"tests"' in excludes
+    assert 'collect_submodules("localmind")' in spec and "localmind.app_hooks" not in spec
 
 
 @pytest.mark.slow
-def test_the_real_app_frozen_writes_no_report(tmp_path: Path) -> None:
-    """``localmind`` started as the frozen app starts (sys.frozen set) with every switch set: no report, no chat.
+def test_the_wheel_has_no_test_hooks(tmp_path: Path) -> None:
+    """The installed package is what the wheel holds: built from this checkout, it has no test code."""
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if built.returncode != 0:
+        pytest.skip(f"no wheel could be built here: {built.stderr[-400:]}")
+    (wheel,) = tmp_path.glob("localmind-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "localmind/app.py" in names
+    assert [n for n in names if "hook" in n.lower() or n.startswith("tests/")] == []
 
-    The same command without sys.frozen writes the report and quits (tests/e2e/test_single_instance.py).
+
+def test_the_switches_are_read_by_the_tests_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_TOKEN_DELAY, raising=False)
+    assert app_hooks.slowed_engine_factory() is None
+    monkeypatch.setenv(ENV_TOKEN_DELAY, "0.5")
+    assert app_hooks.slowed_engine_factory() is not None
+    assert app_hooks.app_command({ENV_ENABLE: "1"})[1:] == ["-m", "tests.helpers.hooked_app"]
+    assert app_hooks.app_command({})[1:] == ["-m", "localmind"]
+
+
+@pytest.mark.slow
+def test_the_real_app_ignores_every_switch(tmp_path: Path) -> None:
+    """``localmind`` itself, started with every switch set: no report, no chat (it does not know them).
+
+    The same switches through the tests' entry point write the report and quit (tests/e2e/test_single_instance.py).
     """
     data, report = tmp_path / "data", tmp_path / "report.json"
     env = app_env(**{ENV_REPORT: str(report), ENV_AUTOCHAT: "send me"})
     assert env[ENV_ENABLE] == "1"
-    code = (
-        f"import sys; sys.frozen = True; from localmind.cli import main; sys.exit(main(['--data-dir', {str(data)!r}]))"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=REPO)
+    proc = subprocess.Popen([sys.executable, "-m", "localmind", "--data-dir", str(data)], env=env, cwd=REPO)
     try:
         deadline = time.monotonic() + 30
         while not (data / "conversations.sqlite3").exists() and time.monotonic() < deadline and proc.poll() is None:
