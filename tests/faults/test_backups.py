@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +33,19 @@ def test_daily_and_on_a_new_version_a_few_kept(data_dir: Path) -> None:
         assert all(b.conversation_count() == 1 for b in kept)
 
 
-def test_the_start_up_backup_runs_off_the_gui_thread(data_dir: Path) -> None:
+def test_the_start_up_backup_runs_in_the_task_runner(qtbot: Any, data_dir: Path) -> None:
+    from localmind.workers.tasks import TaskRunner
+
+    runner = TaskRunner()
     with ConversationStore() as store:
         store.create_conversation("kept")
-        store_dialogs.start_backup(store)
-        deadline = time.monotonic() + 10
-        while not backup.list_backups(store) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        with qtbot.waitSignal(runner.task_finished, timeout=10_000) as finished:
+            store_dialogs.start_backup(store, runner)
+            assert runner.running() == ["backup"]  # off the GUI thread, drained with every other task at exit
+        assert finished.args == ["backup", "succeeded"]
         [made] = backup.list_backups(store)
         assert made.reason == "daily" and made.conversation_count() == 1
+    runner.shutdown()
 
 
 def test_a_full_disk_makes_no_backup_and_no_fuss(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,6 @@ changed keys (``key_changes``) the same way.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -40,7 +39,7 @@ REMOTE_KEY_NAME = "remote-api-key"
 
 
 class ServerSettingsTab(QWidget):
-    """Signals: connection_tested(bool ok, str message) — from the test thread, delivered queued."""
+    """Signals: connection_tested(bool ok, str message) — when the test (in the task runner) has an answer."""
 
     connection_tested = Signal(bool, str)
 
@@ -209,7 +208,7 @@ class ServerSettingsTab(QWidget):
         self.test_result.setText(self.tr("Connecting…"))
         ok_text = self.tr("Connected to {host}: {count} models ({names}).")
 
-        def run() -> None:
+        def run(_ctx: TaskContext) -> tuple[bool, str]:
             from localmind.engine.remote import list_remote_models
             from localmind.errors import UserFacingError
             from localmind.workers.messages import user_text
@@ -217,12 +216,15 @@ class ServerSettingsTab(QWidget):
             try:
                 host, names = list_remote_models(url, key)
             except UserFacingError as exc:
-                self.connection_tested.emit(False, user_text(exc))
-                return
+                return False, user_text(exc)
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
-            self.connection_tested.emit(True, ok_text.format(host=host, count=len(names), names=shown))
+            return True, ok_text.format(host=host, count=len(names), names=shown)
 
-        threading.Thread(target=run, name="localmind-remote-test", daemon=True).start()
+        def tested(outcome: tuple[bool, str]) -> None:
+            if shiboken6.isValid(self):  # the dialog may have closed while the server answered
+                self.connection_tested.emit(*outcome)
+
+        self._tasks.start(run, key=f"remote-test:{id(self)}", on_success=tested)
 
     def _show_test(self, ok: bool, message: str) -> None:
         self.test_result.setProperty("ok", ok)

@@ -34,6 +34,7 @@ from localmind.core.store import BUSY, DAMAGED, FULL, NEWER, READ_ONLY, WHEN_DUE
 from localmind.errors import UserFacingError
 from localmind.models.reply_saver import ReplySaver
 from localmind.workers.messages import user_text
+from localmind.workers.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -273,13 +274,11 @@ def read_only_notice() -> tuple[str, str]:
     )
 
 
-def start_backup(store: ConversationStore) -> None:
-    """The daily / new-version backup, off the GUI thread (a copy of a large database takes a moment)."""
+def start_backup(store: ConversationStore, tasks: TaskRunner) -> None:
+    """The daily / new-version backup, in the task runner (a copy of a large database takes a moment)."""
     if store.read_only:
         return
-    import threading
-
-    threading.Thread(target=backup.backup_if_due, args=(store,), name="localmind-backup", daemon=True).start()
+    tasks.start(lambda _ctx: backup.backup_if_due(store), key="backup")
 
 
 class RestoreDialog(QDialog):

@@ -1,4 +1,4 @@
-"""Indexing documents in the background: one worker QObject in its own QThread, jobs queued, cancel by flag.
+"""Indexing documents in the background: jobs queued, run one at a time in the app's task runner, cancel by token.
 
 The worker opens its own connection to the index (SQLite in WAL mode lets the window read while it writes) and its
 own embedder. Each file is committed on its own, so Cancel — or a kill — loses at most the file in progress, and the
@@ -9,16 +9,18 @@ one queues a rescan of that folder (a ``stat`` per unchanged file), and files go
 from __future__ import annotations
 
 import logging
-import threading
 import time
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
 from localmind.documents.index import AddResult, Cancelled
 from localmind.documents.library import Library
 from localmind.workers.messages import user_text
+from localmind.workers.tasks import SHUTDOWN, Task, TaskContext, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -27,25 +29,12 @@ MAX_WATCHED_FILES = 4000
 PROGRESS_INTERVAL_S = 0.1
 
 
-class IndexerWorker(QObject):
-    """Lives in the indexer thread; the service below talks to it through queued signals.
+class IndexerWorker:
+    """Runs one job at a time in a task of the runner; keeps the index and the embedder open between jobs."""
 
-    Signals:
-        progress(int done, int total, str file name)
-        finished(object AddResult, bool cancelled)
-        failed(str message)
-    """
-
-    progress = Signal(int, int, str)
-    finished = Signal(object, bool)
-    failed = Signal(str)
-
-    def __init__(self, index_path: Path | None, cancel: threading.Event) -> None:
-        super().__init__()
+    def __init__(self, index_path: Path | None) -> None:
         self.index_path = index_path
-        self.cancel = cancel
         self.library: Library | None = None
-        self._reported = 0.0
         self.count: TokenCounter = approximate_tokens  # the loaded chat model's tokenizer once there is one
 
     def _library(self) -> Library:
@@ -53,37 +42,34 @@ class IndexerWorker(QObject):
             self.library = Library.open(self.index_path)
         return self.library
 
-    def _report(self, done: int, total: int, path: Path) -> None:
-        now = time.monotonic()
-        if now - self._reported < PROGRESS_INTERVAL_S and done not in (0, total):
-            return  # the window needs a few updates a second, not one per file of a 1,000-file folder
-        self._reported = now
-        self.progress.emit(done, total, path.name)
+    def run_job(self, job: Job, ctx: TaskContext) -> tuple[AddResult, bool]:
+        """Do ``job``; returns what it did and whether it was cancelled (it stops after the file in progress)."""
+        kind, files, collection = job.kind, [Path(p) for p in job.paths], job.collection
+        cancelled = lambda: ctx.cancelled  # noqa: E731 - the library asks between files
+        reported = [0.0]
 
-    @Slot(str, object, str)
-    def run_job(self, kind: str, paths: object, collection: str) -> None:
-        self.cancel.clear()
-        cancelled = False
+        def report(done: int, total: int, path: Path) -> None:
+            now = time.monotonic()
+            if now - reported[0] < PROGRESS_INTERVAL_S and done not in (0, total):
+                return  # the window needs a few updates a second, not one per file of a 1,000-file folder
+            reported[0] = now
+            ctx.progress((done, total, path.name))
+
         result = AddResult(failed=[])
+        library = self._library()
         try:
-            library = self._library()
-            files = [Path(p) for p in paths] if isinstance(paths, list) else []
             if kind == "add":
-                result = library.add(
-                    files, collection, count=self.count, progress=self._report, cancelled=self.cancel.is_set
-                )
+                result = library.add(files, collection, count=self.count, progress=report, cancelled=cancelled)
             elif kind == "resume":
-                result = library.resume(count=self.count, progress=self._report, cancelled=self.cancel.is_set)
-                library.embed_missing(self.cancel.is_set)
+                result = library.resume(count=self.count, progress=report, cancelled=cancelled)
+                library.embed_missing(cancelled)
             elif kind == "rescan":
                 gone = [Path(r.path) for r in library.index.files() if not Path(r.path).exists()]
                 if gone:
                     library.remove(gone)
                 existing = [f for f in files if f.exists()]
                 if existing:
-                    result = library.add(
-                        existing, collection, count=self.count, progress=self._report, cancelled=self.cancel.is_set
-                    )
+                    result = library.add(existing, collection, count=self.count, progress=report, cancelled=cancelled)
             elif kind == "reindex":
                 marks = ",".join("?" * len(files))
                 library.index.db.execute(
@@ -94,32 +80,37 @@ class IndexerWorker(QObject):
                     count=self.count,
                     embed=library.embedder.embed_passages_bytes if library.embedder else None,
                     model=library.model_id,
-                    progress=self._report,
-                    cancelled=self.cancel.is_set,
+                    progress=report,
+                    cancelled=cancelled,
                 )
             elif kind == "embedder":  # an embedding model was installed: use it, and embed what is indexed
                 library.use_embedder(files[0])
-                library.embed_missing(self.cancel.is_set)
+                library.embed_missing(cancelled)
             elif kind == "remove":
                 _, chunks = library.remove(files)
                 result.removed_chunks = chunks
         except Cancelled:
-            cancelled = True
-        except Exception as exc:  # reported to the window; the index keeps every file committed so far
-            log.exception("indexing failed")
-            self.failed.emit(user_text(exc))  # a UserFacingError in the UI's language; a bug's own words
-            return
-        self.finished.emit(result, cancelled)
+            return result, True
+        return result, False
 
-    @Slot()
     def close(self) -> None:
         if self.library is not None:
             self.library.close()
             self.library = None
 
 
+@dataclass(frozen=True)
+class Job:
+    kind: str  # add, resume, rescan, reindex, embedder, remove
+    paths: tuple[str, ...]
+    collection: str
+
+
 class IndexerService(QObject):
-    """The window's handle on the indexer thread: queue jobs, cancel, watch folders, shut down.
+    """The window's handle on indexing: queue jobs, cancel, watch folders, shut down.
+
+    Jobs run one after another, each a task of the app's task runner (its callbacks come on the GUI thread, it is
+    drained at shutdown); the index is one SQLite file, written by one job at a time.
 
     Signals:
         busy_changed(bool), progress(int, int, str), job_finished(object AddResult, bool cancelled), failed(str)
@@ -129,22 +120,17 @@ class IndexerService(QObject):
     progress = Signal(int, int, str)
     job_finished = Signal(object, bool)
     failed = Signal(str)
-    _job_requested = Signal(str, object, str)
-    _close_requested = Signal()
 
-    def __init__(self, index_path: Path | None = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self, index_path: Path | None = None, parent: QObject | None = None, *, tasks: TaskRunner | None = None
+    ) -> None:
         super().__init__(parent)
-        self.cancel_flag = threading.Event()
-        self.worker_thread = QThread()
-        self.worker_thread.setObjectName("documents-indexer")
-        self.worker = IndexerWorker(index_path, self.cancel_flag)
-        self.worker.moveToThread(self.worker_thread)
-        self._job_requested.connect(self.worker.run_job)
-        self._close_requested.connect(self.worker.close)
-        self.worker.progress.connect(self.progress)
-        self.worker.finished.connect(self._on_finished)
-        self.worker.failed.connect(self._on_failed)
-        self.worker_thread.start()
+        self.tasks = tasks if tasks is not None else TaskRunner(self)
+        self.worker = IndexerWorker(index_path)
+        self._queue: deque[Job] = deque()
+        self._running: Task[tuple[AddResult, bool]] | None = None
+        self._counter = 0
+        self._closed = False
         self.jobs = 0
         self.watcher = QFileSystemWatcher(self)
         self.watcher.directoryChanged.connect(self._on_changed)
@@ -161,31 +147,57 @@ class IndexerService(QObject):
         return self.jobs > 0
 
     def submit(self, kind: str, paths: list[str] | None = None, collection: str = "default") -> None:
+        if self._closed:
+            return
         self.jobs += 1
         if self.jobs == 1:
             self.busy_changed.emit(True)
-        self._job_requested.emit(kind, list(paths or []), collection)
+        self._queue.append(Job(kind, tuple(paths or ()), collection))
+        self._next()
+
+    def _next(self) -> None:
+        if self._running is not None or not self._queue or self._closed:
+            return
+        job = self._queue.popleft()
+        self._counter += 1
+        task = self.tasks.start(
+            lambda ctx: self.worker.run_job(job, ctx),
+            key=f"documents-index:{self._counter}",
+            on_success=lambda outcome: self._on_finished(*outcome),
+            on_failure=self._on_failed,
+            on_progress=lambda p: self.progress.emit(*p),
+            on_cancelled=lambda _reason: self._on_finished(AddResult(failed=[]), True),
+        )
+        if task is None:  # the runner is shut down: the app is closing
+            self._queue.clear()
+            return
+        self._running = task
 
     def use_tokenizer_of(self, model_dir: str | None) -> None:
         """Size new passages in this chat model's tokens (read from its tokenizer.json; approximate without one)."""
         self.worker.count = tokenizer_counter(model_dir)
 
     def cancel(self) -> None:
-        """Stops the job in flight after its current file (thread-safe flag: the worker checks it per file)."""
-        self.cancel_flag.set()
+        """Stops the job in flight after its current file (the job checks its cancel token per file)."""
+        if self._running is not None:
+            self._running.cancel()
 
     def _on_finished(self, result: AddResult, cancelled: bool) -> None:
         self._job_done()
         self.job_finished.emit(result, cancelled)
 
-    def _on_failed(self, message: str) -> None:
+    def _on_failed(self, exc: BaseException) -> None:
+        # Reported to the window; the index keeps every file committed so far.
+        log.error("indexing failed", exc_info=(type(exc), exc, exc.__traceback__))
         self._job_done()
-        self.failed.emit(message)
+        self.failed.emit(user_text(exc))  # a UserFacingError in the UI's language; a bug's own words
 
     def _job_done(self) -> None:
+        self._running = None
         self.jobs = max(0, self.jobs - 1)
         if self.jobs == 0:
             self.busy_changed.emit(False)
+        self._next()
 
     # -- watching folders ----------------------------------------------------------------------------------
     def watch(self, folders: list[tuple[str, str]]) -> None:
@@ -223,9 +235,16 @@ class IndexerService(QObject):
         self.watch(list(self._folders.items()))
 
     def shutdown(self, wait_ms: int = 5000) -> None:
-        self.cancel()
+        """Stop the job in flight, drop the queued ones, wait for it (at most ``wait_ms``), close the index."""
+        self._closed = True
+        self._queue.clear()
         self._rescan.stop()
-        self._close_requested.emit()
-        self.worker_thread.quit()
-        if not self.worker_thread.wait(wait_ms):
-            log.warning("the indexer did not stop in %d ms", wait_ms)
+        running, self._running = self._running, None
+        if running is not None:
+            running.cancel(SHUTDOWN)
+            if running.thread is not None:
+                running.thread.join(wait_ms / 1000)
+                if running.thread.is_alive():
+                    log.warning("the indexer did not stop in %d ms", wait_ms)
+                    return  # it still uses the index: the process exit closes it
+        self.worker.close()

@@ -37,22 +37,15 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+from localmind.core.cancel import CANCEL, PAUSE, SHUTDOWN, Cancelled, CancelToken
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-CANCEL = "cancel"  # the user asked
-SHUTDOWN = "shutdown"  # the app is closing
-
 DEFAULT_SHUTDOWN_DEADLINE_S = 5.0
 
-
-class TaskCancelled(Exception):
-    """Raised inside a task to end it because a cancel was requested (:meth:`TaskContext.check` does it)."""
-
-    def __init__(self, reason: str = CANCEL) -> None:
-        super().__init__(reason)
-        self.reason = reason
+TaskCancelled = Cancelled  # raised inside a task to end it; the one stop of the app (core/cancel.py)
 
 
 @dataclass(frozen=True)
@@ -64,64 +57,17 @@ class Progress:
     text: str = ""
 
 
-class TaskContext:
-    """Handed to the task's function, in its thread: progress out, cancel in. Thread-safe."""
+class TaskContext(CancelToken):
+    """Handed to the task's function, in its thread: the task's cancel token, and its progress out. Thread-safe.
+
+    Being the app's one cancel token, it is passed as is to work that takes one (a download's control).
+    """
 
     def __init__(self, key: str, send_progress: Callable[[object], None]) -> None:
+        super().__init__()
         self.key = key
         self._send_progress = send_progress
-        self._event = threading.Event()
-        self._lock = threading.Lock()
-        self._reason = ""
-        self._hooks: list[Callable[[str], None]] = []
 
-    # -- cancel ---------------------------------------------------------------------------------------------------
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    @property
-    def reason(self) -> str:
-        """Why the task was asked to stop: :data:`CANCEL`, :data:`SHUTDOWN` or a caller's own word ("pause")."""
-        return self._reason
-
-    def check(self) -> None:
-        """Raise :class:`TaskCancelled` if a cancel was requested; call it between steps of the work."""
-        if self._event.is_set():
-            raise TaskCancelled(self._reason)
-
-    def sleep(self, seconds: float) -> None:
-        """Wait ``seconds`` unless cancelled first (then raise :class:`TaskCancelled`)."""
-        if self._event.wait(seconds):
-            raise TaskCancelled(self._reason)
-
-    def on_cancel(self, hook: Callable[[str], None]) -> None:
-        """Call ``hook(reason)`` when a cancel is requested (at once if it already was), from the cancelling thread.
-
-        For work that blocks where it cannot poll: closing a socket, or passing the stop on to a
-        library's own control (a download's pause or cancel).
-        """
-        with self._lock:
-            already = self._event.is_set()
-            if not already:
-                self._hooks.append(hook)
-        if already:
-            hook(self._reason)
-
-    def request_cancel(self, reason: str) -> None:
-        with self._lock:
-            if self._event.is_set():
-                return  # the first reason stands
-            self._reason = reason
-            self._event.set()
-            hooks = list(self._hooks)
-        for hook in hooks:
-            try:
-                hook(reason)
-            except Exception:  # a failing hook must not keep the others from running
-                log.exception("A cancel hook of task %s failed", self.key)
-
-    # -- progress -------------------------------------------------------------------------------------------------
     def progress(self, value: object) -> None:
         """Report progress; the GUI sees the latest value (intermediate ones may be skipped when it is busy)."""
         self._send_progress(value)
@@ -337,6 +283,7 @@ def _deliver_failure(key: str, exc: BaseException, on_failure: Callable[[BaseExc
 __all__ = [
     "CANCEL",
     "DEFAULT_SHUTDOWN_DEADLINE_S",
+    "PAUSE",
     "SHUTDOWN",
     "Progress",
     "Task",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from localmind.core.cancel import Cancelled
 from localmind.errors import Phrase, UserFacingError
 
 
@@ -78,9 +79,6 @@ class NotEnoughDiskError(HubError):
         self.free = free
 
 
-class DownloadStopped(Exception):
-    """The user paused or cancelled; not an error, never shown as one."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason  # "pause" or "cancel"
+# The user paused or cancelled (or the app is closing); not an error, never shown as one. ``reason``: "pause",
+# "cancel" or "shutdown". The app's one stop (core/cancel.py): raised by the control's check() and sleep().
+DownloadStopped = Cancelled
