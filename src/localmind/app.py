@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer
-from PySide6.QtWidgets import QBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from localmind import paths
 from localmind.controllers.api_server import ApiServerLifecycle
@@ -59,7 +59,7 @@ from localmind.workers.tasks import TaskRunner
 from localmind.workers.typeahead import TypeAhead
 
 if TYPE_CHECKING:
-    from localmind.ui.documents_wiring import DocumentsFeature
+    from localmind.ui.documents_wiring import DocumentsCore, DocumentsFeature
 
 log = logging.getLogger(__name__)
 
@@ -119,13 +119,18 @@ class LocalMind(QObject):
         )
         self.tasks = TaskRunner(self)  # every slow job off the GUI thread; drained at shutdown
         self.service = InferenceService(engine_factory or _local_or_remote_engine)
-        self.session = ChatSession(self.store, self.service, self.settings)
+        # Documents' turns are the session's from the start ("Use my documents"); None when the disk has no room.
+        self.documents_core = self._open_documents()
+        chat = self.documents_core.chat if self.documents_core is not None else None
+        self.session = ChatSession(self.store, self.service, self.settings, documents=chat)
         self.conversations = ConversationListModel()
         self.drafts = Drafts(data / "drafts.json", self)
+        self.api_status = ApiStatusLabel()  # the local API server's state, in the status bar
         self.window = MainWindow(
             self.conversations,
             state_path=paths.window_state_path(),
             model_manager_factory=self._model_manager_factory(),
+            status_indicators=[self.api_status],
         )
         self._build_controllers()
         self.documents = self._build_documents()
@@ -150,10 +155,6 @@ class LocalMind(QObject):
         self.transfer = ImportExport(self.store, self.chats, window, tasks, self)
         # The local API server (off by default): the window's engine, shared turn by turn (workers/api_server.py).
         self.api_server = AppApiServer(self.service, self)
-        self.api_status = ApiStatusLabel()
-        status_row = window.status.layout()
-        assert isinstance(status_row, QBoxLayout)
-        status_row.insertWidget(status_row.count() - 3, self.api_status)  # before the stretch and the gauge
         self.api = ApiServerLifecycle(self.api_server, self.api_status, self.settings, window, tasks, self)
         self.settings_flow = SettingsFlow(
             self.settings,
@@ -168,24 +169,32 @@ class LocalMind(QObject):
             parent=self,
         )
 
-    def _build_documents(self) -> DocumentsFeature | None:
-        from localmind.ui.documents_wiring import DocumentsFeature
+    def _open_documents(self) -> DocumentsCore | None:
+        from localmind.ui.documents_wiring import open_documents
 
-        try:  # the Documents place, "Use my documents", indexing (issue 13)
-            return DocumentsFeature(
-                self.store,
-                self.session,
-                self.service,
-                self.window,
-                self.tasks,
-                self.settings,
-                self._save_settings,
-                self,
-            )
+        try:
+            return open_documents(self.store, lambda: self.session.model)
         except UserFacingError as exc:
             # A full or read-only disk (issue 10.3) must not stop the chats from opening; documents wait for space.
             log.warning("Documents are unavailable: %s", exc)
             return None
+
+    def _build_documents(self) -> DocumentsFeature | None:
+        """The Documents place, "Use my documents", indexing (issue 13)."""
+        from localmind.ui.documents_wiring import DocumentsFeature
+
+        if self.documents_core is None:
+            return None
+        return DocumentsFeature(
+            self.documents_core,
+            self.session,
+            self.service,
+            self.window,
+            self.tasks,
+            self.settings,
+            self._save_settings,
+            self,
+        )
 
     # -- wiring: every connection in the app, in one place ---------------------------------------------------------
     def _connect(self) -> None:

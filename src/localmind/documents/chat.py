@@ -37,13 +37,18 @@ PROMPT_KEY, QUESTION_KEY, SOURCES_KEY, SOURCES_AT_KEY = (
 class DocumentsChat:
     """Owned by the app; ``enabled`` follows the "Use my documents" switch, ``collections`` the chosen ones."""
 
-    def __init__(self, library: Library, save_stats: Callable[[int, dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        library: Library,
+        save_stats: Callable[[int, dict[str, Any]], None],
+        fits: Callable[[str], bool] | None = None,
+    ) -> None:
         self.library = library
         self.save_stats = save_stats  # ConversationStore.update_message(id, stats=...)
         self.enabled = False
         self.collections: list[str] = []
         self.last_turn: list[Source] | None = None  # the sources of the turn being answered; [] = no match
-        self.fits: Callable[[str], bool] | None = None
+        self.fits = fits  # whether new passages fit the loaded model's context (None: all that were found)
 
     def has_documents(self) -> bool:
         """Whether anything is indexed: with nothing, "Use my documents" has nothing to add to a turn."""

@@ -23,7 +23,7 @@ from localmind.core.conversations import Message, MessageStatus
 from localmind.core.store import ConversationStore, classify
 from localmind.engine.types import FinishReason, TurnFinished
 from localmind.errors import UserFacingError
-from localmind.models.open_conversation import OpenConversation, _Turn
+from localmind.models.open_conversation import DocumentsTurns, OpenConversation, _Turn
 from localmind.models.reply_saver import ReplySaver, change_problem, message_problem
 from localmind.settings import Settings, generation_options
 from localmind.workers.inference import InferenceService
@@ -50,9 +50,15 @@ class ChatSession(OpenConversation):
     ``OpenConversation``'s)."""
 
     def __init__(
-        self, store: ConversationStore, service: InferenceService, settings: Settings, parent: QObject | None = None
+        self,
+        store: ConversationStore,
+        service: InferenceService,
+        settings: Settings,
+        parent: QObject | None = None,
+        *,
+        documents: DocumentsTurns | None = None,
     ) -> None:
-        super().__init__(store, service, settings, parent)
+        super().__init__(store, service, settings, parent, documents=documents)
         self._submitted_at: float | None = None
         self._save_timer = QTimer(self)
         self._save_timer.setInterval(SAVE_INTERVAL_MS)

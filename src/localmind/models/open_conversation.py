@@ -10,7 +10,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -52,6 +52,20 @@ class _Turn:
         return self.parts[0] if self.parts else ""
 
 
+class DocumentsTurns(Protocol):
+    """What a chat with "Use my documents" adds to each turn (documents/chat.py DocumentsChat), given at construction."""
+
+    def system(self, system_prompt: str, messages: list[Message]) -> str: ...
+
+    def content_for_model(self, message: Message) -> str: ...
+
+    def before_turn(self, messages: list[Message]) -> list[Message]: ...
+
+    def after_turn(
+        self, messages: list[Message], text: str, stats: dict[str, Any] | None
+    ) -> tuple[str, dict[str, Any] | None]: ...
+
+
 class OpenConversation(QObject):
     """The conversation shown (or a new, unsaved chat) and the signals that tell the views what changed.
 
@@ -79,7 +93,13 @@ class OpenConversation(QObject):
     draft_returned = Signal(str)
 
     def __init__(
-        self, store: ConversationStore, service: InferenceService, settings: Settings, parent: QObject | None = None
+        self,
+        store: ConversationStore,
+        service: InferenceService,
+        settings: Settings,
+        parent: QObject | None = None,
+        *,
+        documents: DocumentsTurns | None = None,
     ) -> None:
         super().__init__(parent)
         self.store = store
@@ -93,7 +113,7 @@ class OpenConversation(QObject):
         self._turn: _Turn | None = None
         self._count_request: int | None = None
         self._closed = False
-        self.documents: Any = None  # a documents.chat.DocumentsChat when the app has one ("Use my documents")
+        self.documents = documents  # the app's documents chat when it has one ("Use my documents")
 
     def _abandon_turn(self) -> None:
         """Stop the turn in flight and keep its text (``ChatSession`` has turns)."""

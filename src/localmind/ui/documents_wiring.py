@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -17,6 +19,7 @@ from localmind.core.store import ConversationStore
 from localmind.documents.chat import DocumentsChat
 from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
 from localmind.documents.library import Library
+from localmind.engine.types import LoadInfo
 from localmind.models.chat_session import ChatSession
 from localmind.settings import Settings
 from localmind.ui import theme
@@ -34,10 +37,51 @@ log = logging.getLogger(__name__)
 PASSAGE_SHARE = 0.25
 
 
+class PassageBudget:
+    """Whether new passages fit the loaded chat model's context (a share of its budget), counted in its tokens."""
+
+    def __init__(self, model: Callable[[], LoadInfo | None]) -> None:
+        self._model = model  # the chat's loaded model, asked at each turn
+        self._counter: TokenCounter = approximate_tokens  # the loaded model's tokenizer once there is one
+        self._counter_dir = ""
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text`` for the loaded chat model (its tokenizer.json; approximate without a model)."""
+        model = self._model()
+        if model is not None and model.model_dir != self._counter_dir:
+            self._counter, self._counter_dir = tokenizer_counter(model.model_dir), model.model_dir
+        return self._counter(text)
+
+    def fits(self, blocks: str) -> bool:
+        model = self._model()
+        budget = model.context_budget if model is not None and model.context_budget else 4096
+        return self.count(blocks) <= budget * PASSAGE_SHARE
+
+
+@dataclass(frozen=True)
+class DocumentsCore:
+    """The Qt-free part, built before the chat session (which is given ``chat``): the library and the turns."""
+
+    library: Library
+    chat: DocumentsChat
+    budget: PassageBudget
+
+
+def open_documents(store: ConversationStore, model: Callable[[], LoadInfo | None]) -> DocumentsCore:
+    """Open the documents' library (raises UserFacingError on a full or read-only disk)."""
+    library = Library.open()
+    budget = PassageBudget(model)
+
+    def save_stats(message_id: int, stats: dict[str, Any]) -> None:
+        store.update_message(message_id, stats=stats)
+
+    return DocumentsCore(library, DocumentsChat(library, save_stats, fits=budget.fits), budget)
+
+
 class DocumentsFeature(QObject):
     def __init__(
         self,
-        store: ConversationStore,
+        core: DocumentsCore,
         session: ChatSession,
         inference: InferenceService,
         window: MainWindow,
@@ -49,12 +93,7 @@ class DocumentsFeature(QObject):
         super().__init__(parent)
         self.session, self.inference, self.window = session, inference, window
         self.settings, self._save_settings = settings, save_settings  # "Use my documents" is kept in the settings
-        self.library = Library.open()
-        self.chat = DocumentsChat(self.library, lambda message_id, stats: store.update_message(message_id, stats=stats))
-        self.chat.fits = self._fits
-        self._counter: TokenCounter = approximate_tokens  # the loaded model's tokenizer once there is one
-        self._counter_dir = ""
-        session.documents = self.chat
+        self.library, self.chat, self.budget = core.library, core.chat, core.budget
         self.service = IndexerService(parent=self, tasks=tasks)  # its jobs run in the app's task runner
         self.page = DocumentsPage(
             self.library.index, self.service, self.library.embedder is not None, embedder_name=self.library.model_id
@@ -180,23 +219,11 @@ class DocumentsFeature(QObject):
             self._save_settings()
         self.session.request_context_usage()  # the instruction counts in the gauge from now on
 
-    def _count(self, text: str) -> int:
-        """Tokens of ``text`` for the loaded chat model (its tokenizer.json; approximate without a model)."""
-        model = self.session.model
-        if model is not None and model.model_dir != self._counter_dir:
-            self._counter, self._counter_dir = tokenizer_counter(model.model_dir), model.model_dir
-        return self._counter(text)
-
-    def _fits(self, blocks: str) -> bool:
-        model = self.session.model
-        budget = model.context_budget if model is not None and model.context_budget else 4096
-        return self._count(blocks) <= budget * PASSAGE_SHARE
-
     def _show_passage_share(self, _used: int, _budget: int) -> None:
         session = self.session
         system_prompt, _ = session.chat_settings()
         try:
-            tokens = self.chat.passage_tokens(system_prompt, session.messages, self._count)
+            tokens = self.chat.passage_tokens(system_prompt, session.messages, self.budget.count)
         except Exception:  # the gauge must never break the chat
             log.warning("could not count the passages' tokens", exc_info=True)
             tokens = 0

@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         *,
         state_path: Path | None = None,
         model_manager_factory: Callable[[], QWidget] | None = None,
+        status_indicators: Sequence[QWidget] = (),
     ) -> None:
         super().__init__()
         self.setObjectName("MainWindow")
@@ -89,7 +90,7 @@ class MainWindow(QMainWindow):
         self.welcome.open_folder_requested.connect(self.choose_model_folder)
         self.welcome.get_model_requested.connect(self.show_model_manager)
         self.composer = Composer()
-        self.status = StatusBar()
+        self.status = StatusBar(indicators=status_indicators)
         self.banner = Banner()
 
         # Header: the chat's title, the model picker, settings.

@@ -26,7 +26,8 @@ def _sep() -> QLabel:
 
 
 class StatusBar(QFrame):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, indicators: Sequence[QWidget] = ()) -> None:
+        """``indicators``: features' own status (the API server's), shown after the turn's figures."""
         super().__init__(parent)
         self.setObjectName("StatusBar")
         self._info: LoadInfo | None = None
@@ -78,6 +79,7 @@ class StatusBar(QFrame):
             self.ttft_label,
             self.speed_label,
             self.dropped_label,
+            *indicators,
         ):
             row.addWidget(widget)
         row.addStretch(1)
