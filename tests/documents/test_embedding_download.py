@@ -17,7 +17,7 @@ import pytest
 from localmind import paths
 from localmind.core.catalog import find_entry, load_catalog, machine_info, recommend
 from localmind.core.hub import DownloadJob, HubError, list_installed, request_for_catalog, verify_model
-from localmind.documents.embed import installed_embedding_model
+from localmind.documents.embed import check_embedding_model, installed_embedding_model
 from localmind.documents.library import Library
 from tests.documents.embedding_repo import E5_ID, E5_REPO, build_repo_model, embedding_repo_files
 from tests.helpers.fake_hub import FakeHub, FakeRepo
@@ -53,7 +53,9 @@ def test_download_verify_install_and_search_with_vectors(hub: FakeHub, corpus: P
     assert entry is not None
     assert installed_embedding_model() is None and Library.open().embedder is None
 
-    model = DownloadJob(request_for_catalog(entry), settings=fast_settings(hub)).run()
+    model = DownloadJob(
+        request_for_catalog(entry), settings=fast_settings(hub), embedding_check=check_embedding_model
+    ).run()
 
     assert model.ok and model.id == E5_ID and model.kind == "embedding"
     assert model.folder == paths.models_dir() / E5_ID
@@ -116,7 +118,7 @@ def test_a_repo_without_a_tokenizer_is_refused_before_any_weights(hub: FakeHub, 
 
     request = replace(request_for_catalog(entry), repo="someone/no-tokenizer")
     with pytest.raises(HubError, match=r"no tokenizer\.json"):
-        DownloadJob(request, settings=fast_settings(hub)).run()
+        DownloadJob(request, settings=fast_settings(hub), embedding_check=check_embedding_model).run()
     assert not any(p.startswith("onnx/") for p, n in hub.bytes_served.items() if n)
     assert installed_embedding_model() is None
 
@@ -131,7 +133,7 @@ def test_a_graph_that_does_not_embed_is_not_installed(hub: FakeHub, repo_model: 
 
     request = replace(request_for_catalog(entry), repo="someone/broken-e5")
     with pytest.raises(HubError, match="not a usable embedding model"):
-        DownloadJob(request, settings=fast_settings(hub)).run()
+        DownloadJob(request, settings=fast_settings(hub), embedding_check=check_embedding_model).run()
     assert list_installed() == [] and installed_embedding_model() is None
 
 
@@ -166,7 +168,9 @@ def test_by_repo_id_the_catalog_embedding_model_installs_as_the_catalog_entry(hu
     from localmind.core.hub import DownloadRequest
 
     # As the model manager's search and `models download owner/name` ask: a plain request by repo id (any case).
-    model = DownloadJob(DownloadRequest(E5_REPO.lower()), settings=fast_settings(hub)).run()
+    model = DownloadJob(
+        DownloadRequest(E5_REPO.lower()), settings=fast_settings(hub), embedding_check=check_embedding_model
+    ).run()
     assert model.ok and model.id == E5_ID and model.kind == "embedding"
     assert {p for p, n in hub.bytes_served.items() if n and p.startswith("onnx/")} == {"onnx/model_quantized.onnx"}
     config = json.loads((model.folder / "embedding.json").read_text(encoding="utf-8"))
@@ -184,7 +188,9 @@ def test_other_encoders_are_refused_saying_how_to_get_the_embedding_model(
     files["config.json"] = json.dumps({"model_type": "xlm-roberta", "architectures": ["XLMRobertaModel"]}).encode()
     hub.add_repo(FakeRepo("someone/other-encoder", files))
     with pytest.raises(HubError) as refused:
-        DownloadJob(DownloadRequest("someone/other-encoder"), settings=fast_settings(hub)).run()
+        DownloadJob(
+            DownloadRequest("someone/other-encoder"), settings=fast_settings(hub), embedding_check=check_embedding_model
+        ).run()
     assert "someone/other-encoder cannot be used" in refused.value.message
     assert "embedding model" in refused.value.hint and "localmind models download multilingual-e5-small" in (
         refused.value.hint

@@ -56,3 +56,17 @@ def test_remote_models_are_off_by_default(qtbot: Any, launch: Launch, memory_key
     assert mind.window.remote_models == []
     mind.window.refresh_model_menu()
     assert not [a for a in mind.window.model_menu.actions() if "runs on" in a.text()]
+
+
+def test_the_remote_model_used_last_is_loaded_at_the_next_start(
+    qtbot: Any, launch: Launch, tiny_server: Server, memory_keyring: MemoryKeyring
+) -> None:
+    """The settings keep it as text (remote:URL#NAME); read as a ModelRef it is a server's model, not a folder that
+    went missing (before ModelRef, the window said "The model you used last is no longer there")."""
+    settings = greedy_settings()
+    settings.remote_models, settings.remote_url = True, tiny_server.url
+    settings.last_model = f"remote:{tiny_server.url}/v1#tiny"
+    mind = launch(None, settings=settings, load_last_model=True)
+    info = mind.session.model
+    assert info is not None and info.model_name == "tiny" and info.device.startswith("remote: ")
+    assert not (mind.window.banner.isVisible() and "no longer there" in mind.window.banner.title.text())

@@ -1,4 +1,8 @@
-"""Which model the window has, and what happens when a load fails (the model that worked stays in use)."""
+"""Which model the window has, and what happens when a load fails (the model that worked stays in use).
+
+Models are :class:`~localmind.engine.model_ref.ModelRef`: a folder or a remote server's model. The inference
+service, the settings and the conversations keep them as text (``ModelRef.key``); it is parsed here, at the edge.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject
 
+from localmind.engine.model_ref import ModelRef
 from localmind.engine.types import LoadInfo, LoadOptions
 from localmind.models.chat_session import ChatSession
 from localmind.settings import Settings
@@ -52,9 +57,12 @@ class ModelLoading(QObject):
         s = self.settings
         return LoadOptions(device=s.device, threads=s.threads, context_budget=s.context_budget)
 
-    def load(self, model_dir: str) -> None:
+    def load(self, model: ModelRef | str) -> None:
+        """Load ``model``: a reference, or its stored text (a folder's path or ``remote:URL#NAME``, as the picker
+        and the settings give it)."""
+        ref = model if isinstance(model, ModelRef) else ModelRef.parse(model)
         self.session.stop()
-        self.service.load(model_dir, self.options())
+        self.service.load(ref.key, self.options())
 
     def load_at_start(self, model_dir: str | None, load_last_model: bool) -> None:
         """``model_dir`` (``--model``), else the last model used if it is still there, else the bundled starter."""
@@ -66,7 +74,7 @@ class ModelLoading(QObject):
             target = str(starter) if starter is not None else None
         if not target:
             return
-        if model_dir is None and not _is_model_there(target):
+        if model_dir is None and not ModelRef.parse(target).is_there():
             self.window.show_notice(
                 QCoreApplication.translate("LocalMind", "The model you used last is no longer there."),
                 QCoreApplication.translate(
@@ -99,8 +107,7 @@ class ModelLoading(QObject):
             self._working_model = self.session.model
         self.model_dir = model_dir
         self.session.set_model(None)
-        name = Path(model_dir).name or model_dir
-        self.window.set_model_state(WelcomePage.LOADING, name)
+        self.window.set_model_state(WelcomePage.LOADING, ModelRef.parse(model_dir).display_name)
         self.window.status.set_loading(model_dir)
         if self.window.banner.kind == "error":
             self.window.banner.dismiss()
@@ -138,7 +145,7 @@ class ModelLoading(QObject):
     def on_load_failed(self, message: str) -> None:
         working, restoring = self._working_model, self._restoring
         self._working_model, self._restoring = None, False
-        if working is not None and not restoring and _is_model_there(working.model_dir):
+        if working is not None and not restoring and ModelRef.parse(working.model_dir).is_there():
             self._keep_working_model(working, message)
             return
         self.session.set_model(None)
@@ -182,10 +189,6 @@ class ModelLoading(QObject):
             ),
             [(QCoreApplication.translate("LocalMind", "Open another model folder…"), self.window.choose_model_folder)],
         )
-
-
-def _is_model_there(model_dir: str) -> bool:
-    return Path(model_dir).is_dir()
 
 
 __all__ = ["ModelLoading"]

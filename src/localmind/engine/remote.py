@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from localmind.engine.model_ref import REMOTE_PREFIX, ModelRef
 from localmind.engine.types import (
     ChatEngine,
     ChatMessage,
@@ -318,9 +319,6 @@ class RemoteEngine:
         yield TurnFinished(reason, stats, error=error)
 
 
-REMOTE_PREFIX = "remote:"
-
-
 def list_remote_models(base_url: str, api_key: str | None) -> tuple[str, list[str]]:
     """The server's host name and the model ids it offers, over one short-lived connection (a connection test
     too). Raises EngineError saying what went wrong."""
@@ -331,17 +329,20 @@ def list_remote_models(base_url: str, api_key: str | None) -> tuple[str, list[st
         engine.close()
 
 
+def remote_model_ref(base_url: str, name: str) -> ModelRef:
+    """The reference to model ``name`` on the server at ``base_url`` (normalised: one server, one key)."""
+    return ModelRef.remote(normalise_base_url(base_url), name)
+
+
 def remote_model_dir(base_url: str, name: str) -> str:
-    """How the app names a remote model where it names model folders (picker, LoadInfo, conversations)."""
-    return f"{REMOTE_PREFIX}{normalise_base_url(base_url)}#{name}"
+    """How the app stores a remote model where it stores model folders (LoadInfo, settings, conversations)."""
+    return remote_model_ref(base_url, name).key
 
 
 def parse_remote_model_dir(model_dir: str) -> tuple[str, str] | None:
     """(base URL, model name) of a :func:`remote_model_dir`, or None for a model folder."""
-    if not model_dir.startswith(REMOTE_PREFIX) or "#" not in model_dir:
-        return None
-    url, _, name = model_dir[len(REMOTE_PREFIX) :].rpartition("#")
-    return url, name
+    ref = ModelRef.parse(model_dir)
+    return (str(ref.url), str(ref.name)) if ref.is_remote else None
 
 
 class RoutingEngine:
@@ -358,13 +359,14 @@ class RoutingEngine:
         self._active: ChatEngine = local
 
     def load(self, model_dir: str, options: LoadOptions | None = None) -> LoadInfo:
-        target = parse_remote_model_dir(model_dir)
-        if target is None:
+        """``model_dir``: a :attr:`ModelRef.key` (the engine's load keeps taking the stored text)."""
+        ref = ModelRef.parse(model_dir)
+        if ref.url is None or ref.name is None:
             info = self._local.load(model_dir, options or LoadOptions())
             self._drop_remote()
             self._active = self._local
             return info
-        url, name = target
+        url, name = ref.url, ref.name
         remote = RemoteEngine(url, self._api_key_for(url))
         try:
             info = remote.load(name, options)
@@ -425,4 +427,5 @@ __all__ = [
     "normalise_base_url",
     "parse_remote_model_dir",
     "remote_model_dir",
+    "remote_model_ref",
 ]
