@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +49,14 @@ def test_a_reference_is_one_thing_or_the_other() -> None:
     for bad in ({}, {"folder": "/m", "url": "http://h/v1", "name": "m"}, {"url": "http://h/v1"}, {"name": "m"}):
         with pytest.raises(ValueError):
             ModelRef(**bad)
+
+
+def test_the_status_bar_names_a_loading_remote_model_by_its_name(qtbot: Any) -> None:
+    from localmind.ui.status_bar import StatusBar
+
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    bar.set_loading("remote:http://192.168.1.5:8080/v1#qwen3:8b")
+    assert bar.model_label.text() == "Loading qwen3:8b…"  # not "v1#qwen3:8b", a folder's last part
+    bar.set_loading("/models/phi-4-mini")
+    assert bar.model_label.text() == "Loading phi-4-mini…"

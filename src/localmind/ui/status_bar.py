@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QWidget
 
+from localmind.engine.model_ref import ModelRef
 from localmind.engine.types import LoadInfo, TurnStats
 from localmind.ui import icons, theme
 from localmind.ui.context_gauge import ContextGauge
@@ -137,12 +138,11 @@ class StatusBar(QFrame):
         self._refresh_gauge()
 
     def _refresh_model(self) -> None:
-        from pathlib import Path
 
         info = self._info
         self.busy.setVisible(self._loading is not None)
         if self._loading is not None:
-            name = Path(self._loading).name or self._loading
+            name = ModelRef.parse(self._loading).display_name  # a folder's name, or a remote model's
             if self._tuning is not None:
                 text = self.tr("Preparing {name} for this computer (first time only)… {percent}%")
                 self.model_label.setText(text.format(name=name, percent=int(self._tuning * 100)))
