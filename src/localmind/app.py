@@ -1,13 +1,18 @@
 """The composition root: builds the app's objects in order, wires every signal, and tears them down.
 
+Behaviour lives in the controllers (localmind/controllers: model loading, conversations and drafts, import/export,
+the API server, the settings dialog); this module only builds them, connects them and orders start and stop.
+
 Start-up order: Qt application -> settings -> theme and language (before any
 widget, so the first strings are already translated) -> conversation store ->
-inference service (its engine is a child process) -> chat session -> window ->
-wiring -> conversation list -> model load in the background.
+task runner -> inference service (its engine is a child process) -> documents'
+library -> chat session -> window -> controllers -> features -> wiring ->
+conversation list -> model load in the background.
 
 Shut-down order is the reverse, and starts when the window closes: a reply that
-is streaming is stopped and saved, the worker thread and the engine process end,
-the trash is emptied and the store closed.
+is streaming is stopped and saved, every background task is cancelled and drained
+against one deadline, the API server, the worker thread and the engine process end,
+the documents' index closes, the trash is emptied and the store closed.
 """
 
 from __future__ import annotations
