@@ -82,7 +82,7 @@ def imported_modules(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules of ``known`` that ``name`` imports anywhere in its file (relative imports resolved)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             targets |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -90,8 +90,10 @@ def imported_modules(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             if node.level:
                 up = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*up, base] if base else up)
-            targets.add(base)
-            targets |= {f"{base}.{alias.name}" for alias in node.names}  # ``from pkg import module``
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & known.keys()
+            targets |= submodules  # ``from pkg import module`` imports the module
+            if len(submodules) < len(node.names):
+                targets.add(base)  # ``from module import name``, or a name the package itself defines
     found: set[str] = set()
     for target in targets:
         while target and target not in known:
@@ -99,6 +101,21 @@ def imported_modules(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         if target and target != name:
             found.add(target)
     return found
+
+
+def _facade(tree: ast.Module) -> ast.FunctionDef | None:
+    """A package's ``__getattr__``: the names it serves lazily (``from localmind import TextGenerator``)."""
+    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__"), None)
+
+
+def _nodes(path: Path) -> list[ast.AST]:
+    """The file's nodes, less a package's lazy facade: what ``__getattr__`` imports is the package's public surface
+    for code outside it, not a dependency of the package's modules (test_no_module_uses_a_package_facade keeps it
+    so)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    facade = _facade(tree) if path.name == "__init__.py" else None
+    skipped = {id(n) for n in ast.walk(facade)} if facade is not None else set()
+    return [n for n in ast.walk(tree) if id(n) not in skipped]
 
 
 def import_graph(root: Path, package: str = "localmind") -> dict[str, set[str]]:
@@ -179,6 +196,37 @@ def test_no_module_below_app_imports_app() -> None:
     assert offenders == []
 
 
+def facade_offenders(root: Path, package: str = "localmind") -> list[str]:
+    """Modules that import a name a package serves only through its lazy ``__getattr__``: through the facade they
+    would close a circle the graph above does not see."""
+    known = module_names(root, package)
+    served: dict[str, set[str]] = {}
+    for name, path in known.items():
+        if path.name == "__init__.py":
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            defined = {
+                t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
+            } | {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+            defined |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+            if _facade(tree) is not None:
+                served[name] = defined
+    offenders = []
+    for name, path in known.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in served:
+                for alias in node.names:
+                    lazy = alias.name not in served[node.module] and f"{node.module}.{alias.name}" not in known
+                    if lazy:
+                        offenders.append(f"{name} imports {alias.name} from {node.module}")
+    return offenders
+
+
+def test_no_module_uses_a_package_facade() -> None:
+    """``from localmind import TextGenerator`` is for users of the library (docs/library.md); inside the package
+    the module itself is imported (``localmind.library``)."""
+    assert facade_offenders(SRC) == []
+
+
 def _plant(root: Path, files: dict[str, str]) -> Path:
     package = root / "localmind"
     for relative, text in files.items():
@@ -202,8 +250,13 @@ def test_the_circle_check_finds_a_planted_circle(tmp_path: Path) -> None:
             "ui/view.py": "from localmind.core.a import f\n",
             "app.py": "from localmind.ui.view import f\n",
             "ui/late.py": "def later():\n    import localmind.app\n",
+            "facade.py": "from localmind import Lazy, core\n",
         },
     )
+    (package / "__init__.py").write_text(
+        "NAME = 1\n\ndef __getattr__(name):\n    from localmind.facade import Lazy\n    return Lazy\n"
+    )
+    assert facade_offenders(package) == ["localmind.facade imports Lazy from localmind"]
     graph = import_graph(package)
     assert circles(graph) == [["localmind.core.a", "localmind.core.b", "localmind.core.c"]]
     assert circles(package_graph(graph)) == [["localmind.app", "localmind.ui"]]

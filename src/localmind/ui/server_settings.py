@@ -220,11 +220,11 @@ class ServerSettingsTab(QWidget):
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
             return True, ok_text.format(host=host, count=len(names), names=shown)
 
+        # The dialog may have closed while the server answered.
         def tested(outcome: tuple[bool, str]) -> None:
-            if shiboken6.isValid(self):  # the dialog may have closed while the server answered
-                self.connection_tested.emit(*outcome)
+            self.connection_tested.emit(*outcome)
 
-        self._tasks.start(run, key=f"remote-test:{id(self)}", on_success=tested)
+        self._tasks.start(run, key=f"remote-test:{id(self)}", on_success=self._if_alive(tested))
 
     def _show_test(self, ok: bool, message: str) -> None:
         self.test_result.setProperty("ok", ok)
