@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
