@@ -14,6 +14,7 @@ xwidgets.py). One app start covers:
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -114,7 +115,10 @@ def test_a_person_gets_the_embedding_model_asks_and_opens_the_cited_page(
         app.wait_until(lambda: [m for m in app.messages("assistant") if m[2] == "complete"], 90, "the answer")
         (_, question, _), (_, answer, _) = app.messages()
         assert question == QUESTION
-        assert "field-notes.pdf p. 3" in answer and "localmind-source:" in answer
+        # The sources are the answer's metadata (shown under it, in the UI's language), not part of its text.
+        assert "localmind-source:" not in answer and "Sources:" not in answer
+        (stats,) = [json.loads(r[0]) for r in app.query("SELECT stats FROM messages WHERE role = 'assistant'")]
+        assert any(s["file"].endswith("field-notes.pdf") and s["page"] == 3 for s in stats["sources"]), stats["sources"]
 
         # The gauge: the label counts the passages, and the documents' colour fills part of the bar on screen.
         label = ui.wait("the gauge's label", contains="from documents")
