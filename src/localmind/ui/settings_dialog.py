@@ -87,6 +87,8 @@ class SettingsDialog(QDialog):
         self.chat_tab.fill(system_prompt, chat_settings)
         self.retranslate()
         plain_labels(self)  # the chat's title and the model's path are shown as text, never as HTML
+        # The keyboard starts on the tabs (Ctrl+Tab and the arrows change tab), not on OK inside the scroll wrapper.
+        self.tabs.tabBar().setFocus()
 
     def result_values(self) -> SettingsResult:
         app = self._app
