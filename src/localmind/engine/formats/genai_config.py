@@ -119,22 +119,19 @@ def _text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return nested if isinstance(nested, dict) else config
 
 
-def infer_genai_config(
-    folder: Path, onnx_rel: str, *, threads: int | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(genai_config, record) for the graph ``onnx_rel`` (relative posix path) in ``folder``.
+@dataclass(frozen=True)
+class _KvNames:
+    input_ids: str
+    logits: str
+    past_k: tuple[str, int]  # (name pattern with %d, layers)
+    past_v: tuple[str, int]
+    present_k: tuple[str, int]
+    present_v: tuple[str, int]
 
-    ``record`` says what the config was generated from (for the manifest and for rebuild decisions).
-    """
-    hf = _text_config(_read_json(folder / "config.json"))
-    if not hf:
-        raise ModelLoadError.say("config.json is missing from {folder}.", "Pick the model's top folder.", folder=folder)
-    generation = _read_json(folder / "generation_config.json")
-    tokenizer_config = _read_json(folder / "tokenizer_config.json")
-    io = read_graph_io(folder / onnx_rel)
+
+def _kv_names(io: GraphIO, onnx_rel: str) -> _KvNames:
+    """The graph's token input, logits output and KV-cache name patterns, or the reason it cannot run."""
     inputs, outputs = list(io.inputs), list(io.outputs)
-    sources = ["config.json"]
-    sources += [n for n in ("generation_config.json", "tokenizer_config.json") if (folder / n).is_file()]
 
     def need(names: list[str], wanted: str, what: Phrase) -> str:
         if wanted in names:
@@ -162,8 +159,12 @@ def infer_genai_config(
             "LocalMind needs a text-generation export with past (Optimum's text-generation-with-past).",
             file=onnx_rel,
         )
-    layers = past_k[1]
-    past_shape = io.inputs[past_k[0] % 0]
+    return _KvNames(input_ids, logits, past_k, past_v, present_k, present_v)
+
+
+def _attention_shape(hf: Mapping[str, Any], io: GraphIO, names: _KvNames, folder: Path) -> tuple[int, int, int, int]:
+    """(heads, kv_heads, hidden_size, head_size): config.json's, where the graph's own KV shape does not fix them."""
+    past_shape = io.inputs[names.past_k[0] % 0]
     kv_heads = hf.get("num_key_value_heads") or hf.get("num_attention_heads")
     heads = hf.get("num_attention_heads")
     hidden = hf.get("hidden_size")
@@ -178,9 +179,15 @@ def infer_genai_config(
             "Download the model again, or pick another folder.",
             folder=folder,
         )
-    context = hf.get("max_position_embeddings") or hf.get("max_sequence_length") or 2048
-    tokenizer: dict[str, Any] = {}
+    return int(heads), int(kv_heads), int(hidden), int(head_size)  # type: ignore[arg-type]
+
+
+def _special_tokens(
+    folder: Path, hf: Mapping[str, Any], generation: Mapping[str, Any], sources: list[str]
+) -> tuple[list[int], list[int], list[int]]:
+    """(eos, bos, pad) token ids from generation_config.json, config.json or the tokenizer."""
     eos = _ids(generation.get("eos_token_id")) or _ids(hf.get("eos_token_id"))
+    tokenizer_config = _read_json(folder / "tokenizer_config.json")
     if not eos and tokenizer_config.get("eos_token") is not None:
         tokenizer = _read_json(folder / "tokenizer.json")
         eos = _ids(_token_id(tokenizer, tokenizer_config.get("eos_token")))
@@ -194,54 +201,80 @@ def infer_genai_config(
         sources.append("generation_config.json: eos_token_id")
     bos = _ids(generation.get("bos_token_id")) or _ids(hf.get("bos_token_id")) or [eos[0]]
     pad = _ids(generation.get("pad_token_id")) or _ids(hf.get("pad_token_id")) or [eos[0]]
-    decoder_inputs: dict[str, str] = {"input_ids": input_ids}
+    return eos, bos, pad
+
+
+def _search_defaults(context: int, io: GraphIO) -> dict[str, Any]:
+    return {
+        "do_sample": False,
+        "max_length": context,
+        "min_length": 0,
+        "num_beams": 1,
+        "num_return_sequences": 1,
+        # Exported graphs concatenate past and new KV: a shared buffer fails at the first append. After
+        # LocalMind's attention rewrite (GroupQueryAttention) past and present are one max-length buffer.
+        "past_present_share_buffer": "GroupQueryAttention" in io.op_types,
+        "repetition_penalty": 1.0,
+        "temperature": 1.0,
+        "top_k": 1,
+        "top_p": 1.0,
+    }
+
+
+def infer_genai_config(
+    folder: Path, onnx_rel: str, *, threads: int | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(genai_config, record) for the graph ``onnx_rel`` (relative posix path) in ``folder``.
+
+    ``record`` says what the config was generated from (for the manifest and for rebuild decisions).
+    """
+    hf = _text_config(_read_json(folder / "config.json"))
+    if not hf:
+        raise ModelLoadError.say("config.json is missing from {folder}.", "Pick the model's top folder.", folder=folder)
+    generation = _read_json(folder / "generation_config.json")
+    io = read_graph_io(folder / onnx_rel)
+    sources = ["config.json"]
+    sources += [n for n in ("generation_config.json", "tokenizer_config.json") if (folder / n).is_file()]
+    names = _kv_names(io, onnx_rel)
+    heads, kv_heads, hidden, head_size = _attention_shape(hf, io, names, folder)
+    context = int(hf.get("max_position_embeddings") or hf.get("max_sequence_length") or 2048)
+    eos, bos, pad = _special_tokens(folder, hf, generation, sources)
+    decoder_inputs: dict[str, str] = {"input_ids": names.input_ids}
     for name in ("attention_mask", "position_ids"):
-        if name in inputs:  # og fills position_ids itself (also after a rewind) only when the graph takes them
+        if name in io.inputs:  # og fills position_ids itself (also after a rewind) only when the graph takes them
             decoder_inputs[name] = name
-    decoder_inputs["past_key_names"] = past_k[0]
-    decoder_inputs["past_value_names"] = past_v[0]
+    decoder_inputs["past_key_names"] = names.past_k[0]
+    decoder_inputs["past_value_names"] = names.past_v[0]
     session_options: dict[str, Any] = {"log_id": "localmind", "provider_options": []}
     if threads:
         session_options["intra_op_num_threads"] = threads
     model_type = str(hf.get("model_type", "llama"))
+    decoder = {
+        "session_options": session_options,
+        "filename": onnx_rel,
+        "head_size": head_size,
+        "hidden_size": hidden,
+        "inputs": decoder_inputs,
+        "outputs": {
+            "logits": names.logits,
+            "present_key_names": names.present_k[0],
+            "present_value_names": names.present_v[0],
+        },
+        "num_attention_heads": heads,
+        "num_hidden_layers": names.past_k[1],
+        "num_key_value_heads": kv_heads,
+    }
     config = {
         "model": {
             "bos_token_id": bos[0],
-            "context_length": int(context),
-            "decoder": {
-                "session_options": session_options,
-                "filename": onnx_rel,
-                "head_size": int(head_size),  # type: ignore[arg-type]
-                "hidden_size": int(hidden),  # type: ignore[arg-type]
-                "inputs": decoder_inputs,
-                "outputs": {
-                    "logits": logits,
-                    "present_key_names": present_k[0],
-                    "present_value_names": present_v[0],
-                },
-                "num_attention_heads": int(heads),  # type: ignore[arg-type]
-                "num_hidden_layers": layers,
-                "num_key_value_heads": int(kv_heads),  # type: ignore[arg-type]
-            },
+            "context_length": context,
+            "decoder": decoder,
             "eos_token_id": eos if len(eos) > 1 else eos[0],
             "pad_token_id": pad[0],
             "type": model_type,
             "vocab_size": int(hf.get("vocab_size") or 0),
         },
-        "search": {
-            "do_sample": False,
-            "max_length": int(context),
-            "min_length": 0,
-            "num_beams": 1,
-            "num_return_sequences": 1,
-            # Exported graphs concatenate past and new KV: a shared buffer fails at the first append. After
-            # LocalMind's attention rewrite (GroupQueryAttention) past and present are one max-length buffer.
-            "past_present_share_buffer": "GroupQueryAttention" in io.op_types,
-            "repetition_penalty": 1.0,
-            "temperature": 1.0,
-            "top_k": 1,
-            "top_p": 1.0,
-        },
+        "search": _search_defaults(context, io),
     }
     sources.append(f"{onnx_rel}: inputs and outputs")
     record = {
@@ -250,7 +283,7 @@ def infer_genai_config(
         "decoder": onnx_rel,
         "sources": sources,
         "model_type": model_type,
-        "graph_inputs": inputs,
+        "graph_inputs": list(io.inputs),
     }
     return config, record
 

@@ -13,6 +13,7 @@ import re
 from PySide6.QtCore import QCoreApplication, QObject, QUrl
 from PySide6.QtGui import (
     QFont,
+    QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -122,7 +123,7 @@ def render_markdown(doc: QTextDocument, text: str, theme: ChatTheme) -> None:
 def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -> None:
     base_font = doc.defaultFont()
     base_size = base_font.pointSizeF() if base_font.pointSizeF() > 0 else 10.0
-    mono_size = base_size * 0.92
+    sizes = (base_size, base_size * 0.92)  # body text, monospace
     images: list[tuple[int, int, str, str]] = []
     # Asking a cursor for its table walks the frame tree per call; the spans are known up front.
     table_spans = [
@@ -133,39 +134,8 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
     block = doc.begin()
     while block.isValid():
         fmt = block.blockFormat()
-        new_fmt = QTextBlockFormat(fmt)
-        level = fmt.headingLevel()
-        in_list = block.textList() is not None
-        quote = fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel)
-        if quote and fmt.leftMargin() > MAX_QUOTE_MARGIN_PX:
-            new_fmt.setLeftMargin(MAX_QUOTE_MARGIN_PX)
-        text_list = block.textList()
-        if text_list is not None and text_list.format().indent() > MAX_LIST_INDENT:
-            list_format = text_list.format()
-            list_format.setIndent(MAX_LIST_INDENT)
-            text_list.setFormat(list_format)
-        if not in_list and fmt.marker() != QTextBlockFormat.MarkerType.NoMarker:
-            # Qt carries a task-list marker over to the next paragraph; it must not show there.
-            new_fmt.setMarker(QTextBlockFormat.MarkerType.NoMarker)
-        code = fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage)
-        position = block.position()
-        in_table = any(start <= position <= end for start, end in table_spans)
-        if not code and not in_table:
-            # Airier lines than the widget default: long answers read more easily (table rows stay compact).
-            new_fmt.setLineHeight(128, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
-        if level:
-            new_fmt.setTopMargin(base_size * (1.1 if level <= 2 else 0.8))
-            new_fmt.setBottomMargin(base_size * 0.3)
-        elif code:
-            # An indented code block (fenced ones never reach Qt): tint it like inline code.
-            new_fmt.setBackground(theme.code_background)
-            new_fmt.setLeftMargin(4)
-        elif in_list:
-            new_fmt.setTopMargin(2)
-            new_fmt.setBottomMargin(2)
-        else:
-            new_fmt.setTopMargin(4)
-            new_fmt.setBottomMargin(6)
+        in_table = any(start <= block.position() <= end for start, end in table_spans)
+        new_fmt = _block_format(block, fmt, base_size, theme, in_table)
         if new_fmt != fmt:
             cursor.setPosition(block.position())
             cursor.setBlockFormat(new_fmt)
@@ -173,42 +143,10 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
         while not it.atEnd():
             frag = it.fragment()
             cf = frag.charFormat()
-            change: QTextCharFormat | None = None
             if cf.isImageFormat():
-                image = cf.toImageFormat()
                 alt = str(cf.property(QTextFormat.Property.ImageAltText) or "")
-                images.append((frag.position(), frag.length(), alt, image.name()))
-            elif cf.isAnchor():
-                change = QTextCharFormat()
-                change.setFontUnderline(False)
-                if is_safe_link(QUrl(cf.anchorHref())):
-                    change.setForeground(theme.link)
-                    change.setToolTip(tooltip(cf.anchorHref()))
-                else:
-                    # Shown for what it is and not clickable: file:, javascript:, app schemes.
-                    change.setAnchor(False)
-                    change.setForeground(theme.muted)
-                    change.setFontUnderline(True)
-                    change.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
-                    change.setToolTip(
-                        tooltip(
-                            QCoreApplication.translate("ChatView", "Link not opened: {url}").format(url=cf.anchorHref())
-                        )
-                    )
-            elif quote:
-                change = QTextCharFormat()
-                change.setForeground(theme.muted)
-            elif cf.fontFixedPitch() or "monospace" in (cf.fontFamilies() or []):
-                change = QTextCharFormat()
-                change.setFontPointSize(mono_size)
-                if not fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage):
-                    change.setBackground(theme.inline_code_background)
-            if level and not cf.isImageFormat():
-                change = change or QTextCharFormat()
-                change.setProperty(QTextFormat.Property.FontSizeAdjustment, 0)
-                scale = _HEADING_SCALE.get(level, 1.0)
-                change.setFontPointSize((mono_size if cf.fontFixedPitch() else base_size) * scale)
-                change.setFontWeight(QFont.Weight.Bold if level <= 3 else QFont.Weight.DemiBold)
+                images.append((frag.position(), frag.length(), alt, cf.toImageFormat().name()))
+            change = _fragment_change(cf, fmt, sizes, theme)
             if change is not None:
                 cursor.setPosition(frag.position())
                 cursor.setPosition(frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor)
@@ -219,6 +157,87 @@ def _style_document(doc: QTextDocument, cursor: QTextCursor, theme: ChatTheme) -
     # Replace from the end so earlier positions stay valid.
     for position, length, alt, url in reversed(images):
         _replace_image(cursor, position, length, alt, url, theme)
+
+
+def _block_format(
+    block: QTextBlock, fmt: QTextBlockFormat, base_size: float, theme: ChatTheme, in_table: bool
+) -> QTextBlockFormat:
+    """A block's spacing, margins and markers as the chat shows them (nesting capped)."""
+    new_fmt = QTextBlockFormat(fmt)
+    level = fmt.headingLevel()
+    text_list = block.textList()
+    in_list = text_list is not None
+    if fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel) and fmt.leftMargin() > MAX_QUOTE_MARGIN_PX:
+        new_fmt.setLeftMargin(MAX_QUOTE_MARGIN_PX)
+    if text_list is not None and text_list.format().indent() > MAX_LIST_INDENT:
+        list_format = text_list.format()
+        list_format.setIndent(MAX_LIST_INDENT)
+        text_list.setFormat(list_format)
+    if not in_list and fmt.marker() != QTextBlockFormat.MarkerType.NoMarker:
+        # Qt carries a task-list marker over to the next paragraph; it must not show there.
+        new_fmt.setMarker(QTextBlockFormat.MarkerType.NoMarker)
+    code = fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage)
+    if not code and not in_table:
+        # Airier lines than the widget default: long answers read more easily (table rows stay compact).
+        new_fmt.setLineHeight(128, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+    if level:
+        new_fmt.setTopMargin(base_size * (1.1 if level <= 2 else 0.8))
+        new_fmt.setBottomMargin(base_size * 0.3)
+    elif code:
+        # An indented code block (fenced ones never reach Qt): tint it like inline code.
+        new_fmt.setBackground(theme.code_background)
+        new_fmt.setLeftMargin(4)
+    elif in_list:
+        new_fmt.setTopMargin(2)
+        new_fmt.setBottomMargin(2)
+    else:
+        new_fmt.setTopMargin(4)
+        new_fmt.setBottomMargin(6)
+    return new_fmt
+
+
+def _fragment_change(
+    cf: QTextCharFormat, fmt: QTextBlockFormat, sizes: tuple[float, float], theme: ChatTheme
+) -> QTextCharFormat | None:
+    """What a run of text in a block of format ``fmt`` gets: safe links, muted quotes, code and heading sizes."""
+    base_size, mono_size = sizes
+    level = fmt.headingLevel()
+    change: QTextCharFormat | None = None
+    if cf.isImageFormat():
+        pass  # replaced by its alt text afterwards
+    elif cf.isAnchor():
+        change = _link_format(cf.anchorHref(), theme)
+    elif fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel):
+        change = QTextCharFormat()
+        change.setForeground(theme.muted)
+    elif cf.fontFixedPitch() or "monospace" in (cf.fontFamilies() or []):
+        change = QTextCharFormat()
+        change.setFontPointSize(mono_size)
+        if not fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage):
+            change.setBackground(theme.inline_code_background)
+    if level and not cf.isImageFormat():
+        change = change or QTextCharFormat()
+        change.setProperty(QTextFormat.Property.FontSizeAdjustment, 0)
+        scale = _HEADING_SCALE.get(level, 1.0)
+        change.setFontPointSize((mono_size if cf.fontFixedPitch() else base_size) * scale)
+        change.setFontWeight(QFont.Weight.Bold if level <= 3 else QFont.Weight.DemiBold)
+    return change
+
+
+def _link_format(href: str, theme: ChatTheme) -> QTextCharFormat:
+    change = QTextCharFormat()
+    change.setFontUnderline(False)
+    if is_safe_link(QUrl(href)):
+        change.setForeground(theme.link)
+        change.setToolTip(tooltip(href))
+    else:
+        # Shown for what it is and not clickable: file:, javascript:, app schemes.
+        change.setAnchor(False)
+        change.setForeground(theme.muted)
+        change.setFontUnderline(True)
+        change.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+        change.setToolTip(tooltip(QCoreApplication.translate("ChatView", "Link not opened: {url}").format(url=href)))
+    return change
 
 
 def _style_tables(doc: QTextDocument, theme: ChatTheme) -> None:
