@@ -247,6 +247,7 @@ _CHAT = b'{"model": "m", "messages": [{"role": "user", "content": "x"}]'
 def test_bodies_that_are_not_valid_get_openai_shaped_400s(
     server: Server, content: bytes, headers: dict[str, str], message: str, param: str | None
 ) -> None:
+    headers = {"content-type": "application/json", **headers}
     r = httpx.post(server.v1 + "/chat/completions", content=content, headers={**headers, "Authorization": "Bearer k3y"})
     assert r.status_code == 400, r.text
     error = r.json()["error"]

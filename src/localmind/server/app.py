@@ -67,7 +67,13 @@ def api_routes() -> tuple[ApiRoute, ...]:
 def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], config: ServerConfig) -> Starlette:
     middleware = [
         Middleware(RequestLogMiddleware),  # outermost: logs refusals by the guard too
-        Middleware(GuardMiddleware, allowed_hosts=config.allowed_hosts, max_body_bytes=config.max_body_bytes),
+        Middleware(
+            GuardMiddleware,
+            allowed_hosts=config.allowed_hosts,
+            max_body_bytes=config.max_body_bytes,
+            allowed_origins=config.cors_origins,
+            body_timeout_s=config.body_timeout_s,
+        ),
     ]
     if config.cors_origins:
         from starlette.middleware.cors import CORSMiddleware

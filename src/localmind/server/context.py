@@ -31,6 +31,7 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     max_body_bytes: int = 1_000_000
     max_prompt_chars: int = 200_000
+    body_timeout_s: float = 10.0  # the longest pause while a request's body arrives (then 408)
     defaults: GenerationOptions = field(default_factory=GenerationOptions)
 
 
