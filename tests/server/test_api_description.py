@@ -301,7 +301,7 @@ def test_the_description_is_built_on_its_first_request_not_at_start_up() -> None
         {"model": "m", "messages": [{"role": "user"}], "tools": [{}], "tool_choice": {"any": ["thing"]}},
         {"model": 1, "messages": [{"role": "user"}]},
         {"model": "m", "messages": [{"role": "user"}], "max_tokens": 0},
-        {"model": "m", "messages": [{"role": "user"}], "unknown": "ignored"},
+        {"model": "m", "messages": [{"role": "user"}], "unknown": "refused"},
         [],
     ],
 )

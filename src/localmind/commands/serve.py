@@ -60,6 +60,11 @@ def register(sub: Any) -> None:
     p.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: physical cores)")
     p.add_argument("--max-body-bytes", type=int, default=1_000_000, metavar="N", help="largest request body")
     p.add_argument(
+        "--drop-oldest",
+        action="store_true",
+        help="a conversation longer than the context loses its oldest turns (default: 400 context_length_exceeded)",
+    )
+    p.add_argument(
         "--max-connections", type=int, default=512, metavar="N", help="open connections at most (default 512)"
     )
     p.add_argument(
@@ -203,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
         from localmind.server.app import create_app
         from localmind.server.connections import uvicorn_server
         from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
+        from localmind.server.context_limit import checked_lease
         from localmind.server.scheduler import Scheduler
 
         startup_trace.trace("serve-framework-imported", startup_trace.web_framework_loaded())
@@ -214,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
             say.info("note: %s", warning)
         check_context_fits(info.context_budget, info.kv_bytes_per_token, explicit=args.context is not None)
         served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)
-        scheduler = Scheduler(lambda: contextlib.nullcontext(engine), max_queue=args.max_queue)
+        lease = checked_lease(lambda: contextlib.nullcontext(engine), lambda: served.context_budget)
+        scheduler = Scheduler(lease, max_queue=args.max_queue)
         config = ServerConfig(
             api_key=api_key,
             cors_origins=tuple(args.cors_origin),
@@ -223,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
             max_body_bytes=args.max_body_bytes,
             max_prompt_chars=args.max_prompt_chars,
             body_timeout_s=args.header_timeout,
+            drop_oldest=args.drop_oldest,
         )
         app = create_app(scheduler, lambda: served, config)
         server = uvicorn_server(

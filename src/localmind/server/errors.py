@@ -51,6 +51,10 @@ def invalid_request(loc: Sequence[str | int], kind: str, msg: str) -> APIError:
     param = ".".join(str(p) for p in loc) or None
     if kind == "missing" and param:
         return APIError(400, f"Missing required parameter: '{param}'.", param=param)
+    if kind == "unknown":  # OpenAI's words for a field it does not know
+        return APIError(400, f"{msg}.", param=param, code="unknown_parameter")
+    if kind == "unsupported":
+        return APIError(400, msg, param=param, code="unsupported_parameter")
     where = f"'{param}'" if param else "the request body"
     return APIError(400, f"Invalid value for {where}: {msg}.", param=param)
 

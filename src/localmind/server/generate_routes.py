@@ -34,11 +34,12 @@ def _turn(request: Request, body: GenerateRequest) -> Turn:
     conv.check_prompt_size(ctx, len(body.prompt), "prompt")
     options = replace(
         ctx.config.defaults,
-        temperature=body.temperature,
+        temperature=conv.greedy_floor(body.temperature),
         top_p=body.top_p,
         max_new_tokens=body.max_new_tokens,
         seed=None,
         min_new_tokens=0,
+        drop_oldest=False,
     )
     turn = Turn(ctx.scheduler, [ChatMessage("user", body.prompt)], options, [], client_of(request))
     request.state.turn = turn

@@ -96,7 +96,6 @@ def _model_card(served: ServedModel) -> dict[str, Any]:
 async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
-    conv.check_chat_extras(body)
     messages = conv.chat_messages(ctx, body)
     options = conv.generation_options(ctx, body, body.max_completion_tokens or body.max_tokens)
     turn = Turn(ctx.scheduler, messages, options, conv.stop_sequences(body), client_of(request))
@@ -113,7 +112,8 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
         if text is not None:
             delta["content"] = text
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        return _envelope(cid, "chat.completion.chunk", created, served.id, [choice], streamed_usage=include_usage)
+        out = _envelope(cid, "chat.completion.chunk", created, served.id, [choice], streamed_usage=include_usage)
+        return _with_dropped(out, turn) if finish is not None and options.drop_oldest else out
 
     def usage_chunk() -> dict[str, Any]:
         return _envelope(cid, "chat.completion.chunk", created, served.id, [], turn=turn)
@@ -124,7 +124,14 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     assert turn.outcome is not None
     message = {"role": "assistant", "content": turn.text}
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
-    return JSONResponse(_envelope(cid, "chat.completion", created, served.id, [choice], turn=turn))
+    out = _envelope(cid, "chat.completion", created, served.id, [choice], turn=turn)
+    return JSONResponse(_with_dropped(out, turn) if options.drop_oldest else out)
+
+
+def _with_dropped(out: dict[str, Any], turn: Turn) -> dict[str, Any]:
+    """With drop_oldest_messages: how many of the oldest messages were left out to fit the context."""
+    out["dropped_messages"] = turn.outcome.stats.dropped_messages if turn.outcome is not None else 0
+    return out
 
 
 @post(

@@ -13,6 +13,7 @@ from starlette.requests import Request
 
 from localmind.engine.types import (
     ChatMessage,
+    ContextLengthExceededError,
     EngineError,
     FinishReason,
     GenerationOptions,
@@ -60,6 +61,8 @@ def engine_error(exc: BaseException) -> APIError:
         return exc
     if isinstance(exc, GrammarError):
         return APIError(400, str(exc), param="response_format", code="invalid_json_schema")
+    if isinstance(exc, ContextLengthExceededError):
+        return APIError(400, exc.message, param="messages", code="context_length_exceeded")
     if isinstance(exc, PromptTooLongError):
         return APIError(400, str(exc), param="messages", code="context_length_exceeded")
     if isinstance(exc, ModelLoadError):
