@@ -83,7 +83,11 @@ def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], c
                 CORSMiddleware,
                 allow_origins=list(config.cors_origins),
                 allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type"],
+                # Any header a listed page asks for: the official JS SDK sends x-stainless-* (its version, OS,
+                # runtime, retry count, timeout) and OpenAI-Organization/-Project, and adds new ones over time.
+                # The page is trusted by being listed; the key is still checked.
+                allow_headers=["*"],
+                max_age=600,
             )
         )
     app = Starlette(
