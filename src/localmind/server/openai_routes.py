@@ -81,6 +81,13 @@ async def list_models(request: Request) -> Response:
     return JSONResponse({"object": "list", "data": data})
 
 
+@get(routes, "/v1/models/{model_id}", summary="The served model, by its id (404 for any other)")
+async def retrieve_model(request: Request) -> Response:
+    ctx = context_of(request)
+    served = conv.require_model(ctx, request.path_params["model_id"])
+    return JSONResponse(_model_card(served))
+
+
 def _model_card(served: ServedModel) -> dict[str, Any]:
     return {"id": served.id, "object": "model", "created": served.created, "owned_by": "localmind"}
 

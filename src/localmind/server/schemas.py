@@ -136,14 +136,18 @@ class CompletionRequest(SamplingFields):
 
 @dataclass(frozen=True, kw_only=True)
 class GenerateRequest:
-    """The reference article's request: one prompt in, the generated text out."""
+    """The reference article's request: one prompt in, the generated text out (its defaults and ranges)."""
 
-    prompt: str = spec(min_length=1, description="The user's message (formatted with the model's chat template).")
-    max_new_tokens: int = spec(256, ge=1, description="At most this many new tokens.")
+    prompt: str = spec(description="The user's message (formatted with the model's chat template); may be empty.")
+    max_new_tokens: int = spec(
+        50,
+        ge=1,
+        description="At most this many new tokens (the reference allows up to 500; here the context is the limit).",
+    )
     temperature: float = spec(
         0.7, ge=0, le=2, description="0 (or anything below 1e-5) always picks the most likely token."
     )
-    top_p: float = spec(0.9, gt=0, le=1)
+    top_p: float = spec(0.9, ge=0, le=1, description="0 keeps only the most likely token (as temperature 0).")
 
 
 @dataclass(frozen=True, kw_only=True)
