@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from localmind.engine.types import ChatMessage
 from localmind.server import requests as conv
+from localmind.server import response_schemas as rs
 from localmind.server.context import ServerContext, client_of, context_of
 from localmind.server.errors import APIError
 from localmind.server.routing import ApiRoute, get, post
@@ -80,6 +81,7 @@ async def generate(request: Request, body: GenerateRequest) -> Response:
     example={"prompt": "Tell me a short story.", "max_new_tokens": 128},
     response_description='Server-Sent Events: `data: {"text": "..."}` per piece, then '
     '`data: {"finish_reason": ..., "tokens_generated": N}`, then `data: [DONE]`.',
+    content=rs.sse_content("GenerateStreamEvent"),
 )
 async def generate_stream(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
@@ -136,6 +138,7 @@ class PlainTextStreamResponse(EventStreamResponse):
     example={"prompt": "Tell me a short story.", "max_new_tokens": 128},
     response_description="The generated text in UTF-8 chunks as they come; an error after the first chunk ends the "
     "text with `\\n[ERROR: message]` (as the reference does).",
+    content=rs.PLAIN_TEXT,
 )
 async def stream_generate(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)

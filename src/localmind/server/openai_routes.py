@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from localmind.server import requests as conv
+from localmind.server import response_schemas as rs
 from localmind.server.context import ServedModel, client_of, context_of
 from localmind.server.errors import APIError
 from localmind.server.routing import ApiRoute, get, post
@@ -74,14 +75,19 @@ async def _run(
     return None
 
 
-@get(routes, "/v1/models", summary="The model this server serves")
+@get(routes, "/v1/models", summary="The model this server serves", content=rs.json_content("ModelList"))
 async def list_models(request: Request) -> Response:
     served = context_of(request).served()
     data = [] if served is None else [_model_card(served)]
     return JSONResponse({"object": "list", "data": data})
 
 
-@get(routes, "/v1/models/{model_id}", summary="The served model, by its id (404 for any other)")
+@get(
+    routes,
+    "/v1/models/{model_id}",
+    summary="The served model, by its id (404 for any other)",
+    content=rs.json_content("Model"),
+)
 async def retrieve_model(request: Request) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, request.path_params["model_id"])
@@ -99,6 +105,7 @@ def _model_card(served: ServedModel) -> dict[str, Any]:
     summary="Chat (OpenAI-compatible; streams with SSE when stream=true)",
     streams=True,
     example={"model": "MODEL", "messages": [{"role": "user", "content": "Hello!"}], "max_tokens": 64},
+    content={**rs.json_content("ChatCompletion"), **rs.sse_content("ChatCompletionChunk")},
 )
 async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
     ctx = context_of(request)
@@ -148,6 +155,7 @@ def _with_dropped(out: dict[str, Any], turn: Turn) -> dict[str, Any]:
     summary="Text completion (the prompt is read as one user message)",
     streams=True,
     example={"model": "MODEL", "prompt": "Write a haiku about tea.", "max_tokens": 64},
+    content={**rs.json_content("Completion"), **rs.sse_content("CompletionChunk")},
 )
 async def completions(request: Request, body: CompletionRequest) -> Response:
     ctx = context_of(request)

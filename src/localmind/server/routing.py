@@ -39,6 +39,7 @@ class ApiRoute:
     streams: bool = False  # Server-Sent Events when the body asks for them (or always, for /generate/stream)
     needs_key: bool = True
     example: dict[str, Any] | None = None  # a request body for the docs ("MODEL" stands for the served model's id)
+    content: dict[str, Any] | None = None  # the 200 answer's media types and schemas (response_schemas), if not JSON
 
     def route(self) -> Route:
         return Route(self.path, self.endpoint, methods=[self.method])
@@ -95,7 +96,14 @@ def _too_deep(data: Any) -> bool:
     return False
 
 
-def get(routes: list[ApiRoute], path: str, *, summary: str, needs_key: bool = True) -> Callable[[Endpoint], Endpoint]:
+def get(
+    routes: list[ApiRoute],
+    path: str,
+    *,
+    summary: str,
+    needs_key: bool = True,
+    content: dict[str, Any] | None = None,
+) -> Callable[[Endpoint], Endpoint]:
     """Declare a GET endpoint (``async def f(request) -> Response``) in ``routes``."""
 
     def declare(handler: Endpoint) -> Endpoint:
@@ -104,7 +112,7 @@ def get(routes: list[ApiRoute], path: str, *, summary: str, needs_key: bool = Tr
                 await require_key(request)
             return await handler(request)
 
-        routes.append(ApiRoute(path, "GET", endpoint, summary, needs_key=needs_key))
+        routes.append(ApiRoute(path, "GET", endpoint, summary, needs_key=needs_key, content=content))
         return handler
 
     return declare
@@ -120,6 +128,7 @@ def post(
     response_description: str = "Successful response",
     streams: bool = False,
     example: dict[str, Any] | None = None,
+    content: dict[str, Any] | None = None,
 ) -> Callable[[Callable[[Request, M], Awaitable[Response]]], Callable[[Request, M], Awaitable[Response]]]:
     """Declare a POST endpoint (``async def f(request, body) -> Response``) that needs the key and a ``body``."""
 
@@ -139,6 +148,7 @@ def post(
                 response_description=response_description,
                 streams=streams,
                 example=example,
+                content=content,
             )
         )
         return handler
