@@ -82,9 +82,8 @@ def response_schema(response_format: ResponseFormat | None, min_tokens: int | No
         raise unsupported("min_tokens", "'min_tokens' cannot be combined with a JSON response_format.")
     schema: Any = {"type": "object"}
     if response_format.type == "json_schema":
-        spec = response_format.json_schema or {}
-        schema = spec.get("schema")
-        if not isinstance(schema, dict):
+        schema = response_format.json_schema.schema if response_format.json_schema is not None else None
+        if schema is None:
             raise bad_request(
                 "response_format.json_schema.schema is missing: give the JSON schema the reply must follow "
                 "(or use response_format {'type': 'json_object'} for any JSON object).",

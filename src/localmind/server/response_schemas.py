@@ -13,7 +13,12 @@ def ref(name: str) -> dict[str, Any]:
 
 
 def _object(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or list(properties), **extra}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        **extra,
+    }
 
 
 _STR, _INT, _NUM = {"type": "string"}, {"type": "integer"}, {"type": "number"}

@@ -48,9 +48,19 @@ class StreamOptions:
 
 
 @dataclass(frozen=True, kw_only=True)
+class JsonSchemaFormat:
+    schema: dict[str, Any] = spec(
+        description="The JSON schema the reply follows (a schema the engine cannot follow: 400)."
+    )
+    name: str | None = spec(None, description="Accepted; not used.")
+    description: str | None = spec(None, description="Accepted; not shown to the model.")
+    strict: bool | None = spec(None, description="Accepted: the schema is always enforced.")
+
+
+@dataclass(frozen=True, kw_only=True)
 class ResponseFormat:
     type: Literal["text", "json_object", "json_schema"]
-    json_schema: dict[str, Any] | None = None
+    json_schema: JsonSchemaFormat | None = spec(None, description="Required with type json_schema.")
 
 
 @dataclass(frozen=True, kw_only=True)
