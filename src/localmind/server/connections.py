@@ -15,6 +15,8 @@ import resource
 import time
 from typing import Any
 
+import uvicorn
+
 # Descriptors kept free for what is not a client connection: the model's files, the engine's pipes, logs, imports.
 FD_RESERVE = 64
 # The most ``raise_fd_limit`` asks for when the hard limit is unlimited.
@@ -176,8 +178,6 @@ def uvicorn_server(
 ) -> Any:
     """A ``uvicorn.Server`` for ``app`` with the guards above: fd limit raised, connections capped, headers timed,
     and the loggers that repeat themselves under a flood rate-limited."""
-    import uvicorn
-
     cap = connection_cap(max_connections, raise_fd_limit())
     limit_log_rate()
     return uvicorn.Server(
