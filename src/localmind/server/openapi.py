@@ -41,6 +41,7 @@ _ERRORS = {
     "with a JSON `response_format`, a JSON schema the engine cannot follow (`invalid_json_schema`), a prompt over "
     "the server's character limit (`prompt_too_long`) and a conversation longer than the context "
     "(`context_length_exceeded`, with the token counts).",
+    "400host": "The Host header is not one of this server's names (`invalid_host`).",
     "401": "The API key is missing or not correct.",
     "403": "Sent by a web page from an origin the server does not allow (`origin_not_allowed`; see --cors-origin).",
     "404": "No such model here (GET /v1/models lists the one served).",
@@ -65,7 +66,7 @@ def _schemas(routes: tuple[ApiRoute, ...]) -> tuple[_Refs, dict[str, Any]]:
 
 
 def _error_statuses(route: ApiRoute) -> list[str]:
-    statuses = ["400", "403"]  # the Host and Origin checks come before any route
+    statuses = ["400" if route.body is not None else "400host", "403"]  # Host and Origin come before any route
     if route.body is not None:
         statuses += ["408", "413", "429", "500", "503"]
     if route.path.startswith("/v1/") and (route.body is not None or "{" in route.path):
@@ -96,7 +97,7 @@ def _operation(route: ApiRoute, refs: _Refs) -> dict[str, Any]:
             media["example"] = route.example
         op["requestBody"] = {"required": True, "content": {"application/json": media}}
     for status in _error_statuses(route):
-        op["responses"][status] = {"$ref": f"#/components/responses/E{status}"}
+        op["responses"][status[:3]] = {"$ref": f"#/components/responses/E{status}"}
     if route.needs_key:
         op["security"] = [{"bearerAuth": []}]
     elif route.path == "/health":
