@@ -25,17 +25,16 @@ def reply_reserve(budget: int, max_new_tokens: int) -> int:
 
 
 def context_exceeded(prompt_tokens: int, reserve: int, budget: int) -> ContextLengthExceededError:
-    return ContextLengthExceededError.say(
-        "This model's maximum context length is {max_context} tokens. However, you requested {total} tokens "
-        "({prompt_tokens} in the messages, {reserve} in the completion). "
+    # OpenAI's own words, in English whatever the user's language: API clients and their users know them.
+    error = ContextLengthExceededError(
+        f"This model's maximum context length is {budget} tokens. However, you requested "
+        f"{prompt_tokens + reserve} tokens ({prompt_tokens} in the messages, {reserve} in the completion). "
         "Please reduce the length of the messages or completion.",
-        "Send a shorter conversation, a smaller max_tokens, or drop_oldest_messages: true to leave out its "
+        hint="Send a shorter conversation, a smaller max_tokens, or drop_oldest_messages: true to leave out its "
         "oldest turns.",
-        max_context=budget,
-        total=prompt_tokens + reserve,
-        prompt_tokens=prompt_tokens,
-        reserve=reserve,
     )
+    error.values = {"prompt_tokens": str(prompt_tokens), "max_context": str(budget)}
+    return error
 
 
 class _Checked:
