@@ -50,7 +50,7 @@ def test_a_conversation_longer_than_the_context_is_a_400_with_the_counts(
     assert error["code"] == "context_length_exceeded" and error["param"] == "messages"
     message = error["message"]
     assert message.startswith("This model's maximum context length is 256 tokens. However, you requested ")
-    assert "in the messages, 32 in the completion). Please reduce the length of the messages or completion." in message
+    assert "in the messages, 32 in the completion). Please reduce the length of the messages or completion" in message
 
 
 def test_dropping_the_oldest_turns_is_asked_for_and_reported(small_context: openai.OpenAI) -> None:

@@ -208,7 +208,6 @@ def run(args: argparse.Namespace) -> int:
         from localmind.server.app import create_app
         from localmind.server.connections import uvicorn_server
         from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
-        from localmind.server.context_limit import checked_lease
         from localmind.server.scheduler import Scheduler
 
         startup_trace.trace("serve-framework-imported", startup_trace.web_framework_loaded())
@@ -220,8 +219,7 @@ def run(args: argparse.Namespace) -> int:
             say.info("note: %s", warning)
         check_context_fits(info.context_budget, info.kv_bytes_per_token, explicit=args.context is not None)
         served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)
-        lease = checked_lease(lambda: contextlib.nullcontext(engine), lambda: served.context_budget)
-        scheduler = Scheduler(lease, max_queue=args.max_queue)
+        scheduler = Scheduler(lambda: contextlib.nullcontext(engine), max_queue=args.max_queue)
         config = ServerConfig(
             api_key=api_key,
             cors_origins=tuple(args.cors_origin),
