@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +50,12 @@ class Server:
 
 
 def start_server(
-    model: Path | str, log_dir: Path, *args: str, env: dict[str, str] | None = None, python_flags: tuple[str, ...] = ()
+    model: Path | str,
+    log_dir: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    python_flags: tuple[str, ...] = (),
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Server:
     port = free_port()
     log_path = log_dir / f"serve-{port}.log"
@@ -69,7 +75,7 @@ def start_server(
         *args,
     ]
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=full_env)
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=full_env, preexec_fn=preexec_fn)
     server = Server(f"http://127.0.0.1:{port}", proc, log_path)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

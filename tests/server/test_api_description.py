@@ -85,11 +85,14 @@ def test_openapi_describes_every_route_with_resolvable_schemas(server: Server) -
     assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
     for method, path in described:
         op = doc["paths"][path][method.lower()]
-        needs_key = path not in ("/health", "/openapi.json", "/docs")
+        needs_key = path not in ("/", "/health", "/openapi.json", "/docs")
         assert (op.get("security") == [{"bearerAuth": []}]) is needs_key, path
         # What the document says of each route holds: without the key it is refused, never missing (404/405).
         answer = httpx.request(method, server.url + path, json={} if method == "POST" else None)
         assert answer.status_code == (401 if needs_key else 200), (path, answer.text)
+        assert str(answer.status_code) in op["responses"], (path, answer.status_code)
+        if answer.status_code == 200:  # the media type it is declared with (/docs is HTML, not JSON)
+            assert answer.headers["content-type"].split(";")[0] in op["responses"]["200"]["content"], path
         if method != "POST":
             continue
         media = op["requestBody"]["content"]["application/json"]
@@ -98,6 +101,7 @@ def test_openapi_describes_every_route_with_resolvable_schemas(server: Server) -
         example = {**media["example"], "model": HOSTILE_ID} if "model" in media["example"] else media["example"]
         answer = httpx.post(server.url + path, json=example, headers={"Authorization": "Bearer k3y"})
         assert answer.status_code == 200, answer.text  # ...that the server answers
+        assert answer.headers["content-type"].split(";")[0] in op["responses"]["200"]["content"], path
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({}, body_schema)  # and the schema does require something
 
@@ -247,6 +251,7 @@ _CHAT = b'{"model": "m", "messages": [{"role": "user", "content": "x"}]'
 def test_bodies_that_are_not_valid_get_openai_shaped_400s(
     server: Server, content: bytes, headers: dict[str, str], message: str, param: str | None
 ) -> None:
+    headers = {"content-type": "application/json", **headers}
     r = httpx.post(server.v1 + "/chat/completions", content=content, headers={**headers, "Authorization": "Bearer k3y"})
     assert r.status_code == 400, r.text
     error = r.json()["error"]
@@ -300,7 +305,7 @@ def test_the_description_is_built_on_its_first_request_not_at_start_up() -> None
         {"model": "m", "messages": [{"role": "user"}], "tools": [{}], "tool_choice": {"any": ["thing"]}},
         {"model": 1, "messages": [{"role": "user"}]},
         {"model": "m", "messages": [{"role": "user"}], "max_tokens": 0},
-        {"model": "m", "messages": [{"role": "user"}], "unknown": "ignored"},
+        {"model": "m", "messages": [{"role": "user"}], "unknown": "refused"},
         [],
     ],
 )

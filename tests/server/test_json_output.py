@@ -150,7 +150,7 @@ def test_completions_take_a_response_format_too(client: openai.OpenAI) -> None:
     [
         (schema_format({"type": "foo"}), {}, "Invalid type: foo"),
         (schema_format({"$ref": "#/definitions/missing"}), {}, "missing"),
-        ({"type": "json_schema", "json_schema": {"name": "order"}}, {}, "json_schema.schema is missing"),
+        ({"type": "json_schema", "json_schema": {"name": "order"}}, {}, "response_format.json_schema.schema"),
         ({"type": "json_object"}, {"min_tokens": 10}, "min_tokens"),
         ({"type": "yaml"}, {}, "response_format"),
     ],

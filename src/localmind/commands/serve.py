@@ -19,10 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from localmind import startup_trace
+from localmind.commands.serve_options import (
+    ENV_API_KEY,
+    check_context_fits,
+    check_numbers,
+    hide_key_from_ps,
+    read_api_key,
+)
 from localmind.engine.types import DEVICES, LoadOptions
 from localmind.errors import UserFacingError
-
-ENV_API_KEY = "LOCALMIND_API_KEY"
 
 
 def register(sub: Any) -> None:
@@ -30,7 +35,16 @@ def register(sub: Any) -> None:
     p.add_argument("--model", required=True, metavar="ID|DIR", help="an installed model's id, or a model folder")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this computer only)")
     p.add_argument("--port", type=_port, default=None, help="port (default: $PORT, else 8000)")
-    p.add_argument("--api-key", metavar="KEY", help=f"require this key (also ${ENV_API_KEY}; needed beyond loopback)")
+    p.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help=f"require this key (other local users can read it in `ps`: prefer --api-key-file or ${ENV_API_KEY})",
+    )
+    p.add_argument(
+        "--api-key-file",
+        metavar="PATH",
+        help=f"require the key in this file's first line ('-': read it from standard input); also ${ENV_API_KEY}",
+    )
     p.add_argument(
         "--device", choices=DEVICES, default="auto", help="hardware to run on (default: the best that works)"
     )
@@ -45,6 +59,21 @@ def register(sub: Any) -> None:
     p.add_argument("--context", type=int, metavar="TOKENS", help="context budget (default: min(model context, 4096))")
     p.add_argument("--threads", type=int, metavar="N", help="CPU threads (default: physical cores)")
     p.add_argument("--max-body-bytes", type=int, default=1_000_000, metavar="N", help="largest request body")
+    p.add_argument(
+        "--drop-oldest",
+        action="store_true",
+        help="a conversation longer than the context loses its oldest turns (default: 400 context_length_exceeded)",
+    )
+    p.add_argument(
+        "--max-connections", type=int, default=512, metavar="N", help="open connections at most (default 512)"
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a client has to send a request's headers, and between pieces of its body (default 10)",
+    )
     p.add_argument("--max-prompt-chars", type=int, default=200_000, metavar="N", help="longest prompt in characters")
     p.set_defaults(handler=run)
 
@@ -109,7 +138,7 @@ def check_exposure(host: str, api_key: str | None) -> None:
     if not is_loopback(host) and not api_key:
         raise UserFacingError(
             f"Listening on {host} lets other computers use this model, so the server needs an API key.",
-            hint=f"Add --api-key KEY (or set ${ENV_API_KEY}), or listen on this computer only with --host 127.0.0.1.",
+            hint=f"Add --api-key-file PATH (or set ${ENV_API_KEY}), or listen on this computer only with --host 127.0.0.1.",
         )
 
 
@@ -152,11 +181,12 @@ def _configure_logging() -> None:
 
 def run(args: argparse.Namespace) -> int:
     startup_trace.trace("serve-run")
-    api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
+    check_numbers(args)
+    api_key = read_api_key(args)
+    if args.api_key is not None and api_key is not None:
+        hide_key_from_ps(api_key)  # starts this command again without it, where it can
     check_exposure(args.host, api_key)
     port = args.port if args.port is not None else _env_port()
-    if args.max_queue < 0:
-        raise UserFacingError("--max-queue must be 0 or more.")
     model_id, folder = resolve_model(args.model)
 
     from localmind.engine.process import EngineProcess
@@ -175,9 +205,8 @@ def run(args: argparse.Namespace) -> int:
         startup_trace.trace("serve-engine-started", startup_trace.web_framework_loaded())
         # After the fork (the engine child must not hold the port) and before the model is loaded.
         sock = listen(args.host, port)
-        import uvicorn
-
         from localmind.server.app import create_app
+        from localmind.server.connections import uvicorn_server
         from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
         from localmind.server.scheduler import Scheduler
 
@@ -188,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
         startup_trace.trace("serve-model-loaded")
         for warning in info.warnings:
             say.info("note: %s", warning)
+        check_context_fits(info.context_budget, info.kv_bytes_per_token, explicit=args.context is not None)
         served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)
         scheduler = Scheduler(lambda: contextlib.nullcontext(engine), max_queue=args.max_queue)
         config = ServerConfig(
@@ -197,12 +227,12 @@ def run(args: argparse.Namespace) -> int:
             allowed_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else (),
             max_body_bytes=args.max_body_bytes,
             max_prompt_chars=args.max_prompt_chars,
+            body_timeout_s=args.header_timeout,
+            drop_oldest=args.drop_oldest,
         )
         app = create_app(scheduler, lambda: served, config)
-        server = uvicorn.Server(
-            uvicorn.Config(
-                app, host=args.host, port=port, access_log=False, log_level="warning", timeout_graceful_shutdown=5
-            )
+        server = uvicorn_server(
+            app, args.host, port, header_timeout=args.header_timeout, max_connections=args.max_connections
         )
         shown = f"[{args.host}]" if ":" in args.host else args.host
         say.info(

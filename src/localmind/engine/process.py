@@ -45,6 +45,7 @@ from typing import Any
 from localmind import startup_trace
 from localmind.engine.types import (
     ChatMessage,
+    ContextLengthExceededError,
     EngineError,
     FinishReason,
     GenerationOptions,
@@ -63,6 +64,7 @@ from localmind.errors import UserFacingError
 _ERRORS: dict[str, type[UserFacingError]] = {
     "ModelLoadError": ModelLoadError,
     "PromptTooLongError": PromptTooLongError,
+    "ContextLengthExceededError": ContextLengthExceededError,  # the API answers it 400 context_length_exceeded
     "GrammarError": GrammarError,
     "EngineError": EngineError,
     "UserFacingError": UserFacingError,

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from localmind.server import generate_routes, openai_routes
+from localmind.server import response_schemas as rs
 from localmind.server.context import ServedModel, ServerConfig, ServerContext, context_of
 from localmind.server.errors import exception_handlers
 from localmind.server.middleware import GuardMiddleware, RequestLogMiddleware
@@ -20,7 +21,13 @@ from localmind.server.scheduler import Scheduler
 _own: list[ApiRoute] = []
 
 
-@get(_own, "/health", summary="Ready when a model is loaded (no key needed: for health checks)", needs_key=False)
+@get(
+    _own,
+    "/health",
+    summary="Ready when a model is loaded (no key needed: for health checks)",
+    needs_key=False,
+    content=rs.json_content("Health"),
+)
 async def health(request: Request) -> Response:
     ctx = context_of(request)
     model = ctx.served()
@@ -44,12 +51,12 @@ def _openapi(request: Request) -> dict[str, Any]:
     return doc
 
 
-@get(_own, "/openapi.json", summary="This API's description (OpenAPI 3.1)", needs_key=False)
+@get(_own, "/openapi.json", summary="This API's description (OpenAPI 3.1)", needs_key=False, content=rs.OPENAPI)
 async def openapi_json(request: Request) -> Response:
     return JSONResponse(_openapi(request))
 
 
-@get(_own, "/docs", summary="This API's documentation as a web page", needs_key=False)
+@get(_own, "/docs", summary="This API's documentation as a web page", needs_key=False, content=rs.HTML)
 async def docs(request: Request) -> Response:
     from localmind.server.docs_page import CONTENT_SECURITY_POLICY, render_docs
 
@@ -67,7 +74,13 @@ def api_routes() -> tuple[ApiRoute, ...]:
 def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], config: ServerConfig) -> Starlette:
     middleware = [
         Middleware(RequestLogMiddleware),  # outermost: logs refusals by the guard too
-        Middleware(GuardMiddleware, allowed_hosts=config.allowed_hosts, max_body_bytes=config.max_body_bytes),
+        Middleware(
+            GuardMiddleware,
+            allowed_hosts=config.allowed_hosts,
+            max_body_bytes=config.max_body_bytes,
+            allowed_origins=config.cors_origins,
+            body_timeout_s=config.body_timeout_s,
+        ),
     ]
     if config.cors_origins:
         from starlette.middleware.cors import CORSMiddleware
@@ -77,7 +90,11 @@ def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], c
                 CORSMiddleware,
                 allow_origins=list(config.cors_origins),
                 allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type"],
+                # Any header a listed page asks for: the official JS SDK sends x-stainless-* (its version, OS,
+                # runtime, retry count, timeout) and OpenAI-Organization/-Project, and adds new ones over time.
+                # The page is trusted by being listed; the key is still checked.
+                allow_headers=["*"],
+                max_age=600,
             )
         )
     app = Starlette(

@@ -31,6 +31,10 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     max_body_bytes: int = 1_000_000
     max_prompt_chars: int = 200_000
+    body_timeout_s: float = 10.0
+    # An API conversation longer than the context: 400 context_length_exceeded (False), or the window's policy of
+    # leaving out the oldest turns and saying how many (True; a request's drop_oldest_messages overrides it).
+    drop_oldest: bool = False  # the longest pause while a request's body arrives (then 408)
     defaults: GenerationOptions = field(default_factory=GenerationOptions)
 
 

@@ -11,6 +11,7 @@ import re
 import shlex
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -120,7 +121,10 @@ def _body_tables(body_ref: dict[str, Any], schemas: dict[str, Any]) -> str:
 
 def _curl(base_url: str, path: str, method: str, op: dict[str, Any], model_id: str | None) -> str:
     # -N prints events as they come
-    parts = [f"curl {'-N ' if path.endswith('/stream') else ''}{shlex.quote(base_url + path)}"]
+    if model_id:
+        path = path.replace("{model_id}", quote(model_id, safe=""))
+    streams = path.endswith("/stream") or path == "/stream_generate"
+    parts = [f"curl {'-N ' if streams else ''}{shlex.quote(base_url + path)}"]
     if op.get("security"):
         parts.append('-H "Authorization: Bearer $LOCALMIND_API_KEY"')
     example = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("example")
@@ -145,7 +149,9 @@ def _section(path: str, method: str, op: dict[str, Any], doc: dict[str, Any], ba
     ]
     media = op.get("requestBody", {}).get("content", {}).get("application/json")
     if media:
-        html.append("<h3>Request body (JSON)</h3><p class='note'>Fields not listed here are ignored.</p>")
+        html.append(
+            "<h3>Request body (JSON)</h3><p class='note'>Any other field is refused with a 400 that names it.</p>"
+        )
         html.append(_body_tables(media["schema"], doc.get("components", {}).get("schemas", {})))
     html.append("<h3>Responses</h3><ul>")
     responses = doc.get("components", {}).get("responses", {})

@@ -51,12 +51,19 @@ def invalid_request(loc: Sequence[str | int], kind: str, msg: str) -> APIError:
     param = ".".join(str(p) for p in loc) or None
     if kind == "missing" and param:
         return APIError(400, f"Missing required parameter: '{param}'.", param=param)
+    if kind == "unknown":  # OpenAI's words for a field it does not know
+        return APIError(400, f"{msg}.", param=param, code="unknown_parameter")
+    if kind == "unsupported":
+        return APIError(400, msg, param=param, code="unsupported_parameter")
     where = f"'{param}'" if param else "the request body"
     return APIError(400, f"Invalid value for {where}: {msg}.", param=param)
 
 
-NOT_FOUND = "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/models, /generate and /health."
-_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}
+NOT_FOUND = (
+    "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/models, /generate, /stream_generate, "
+    "/health and its description at /openapi.json and /docs."
+)
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 408: "request_timeout", 413: "request_too_large"}
 
 
 async def _api_error(_: Request, exc: Exception) -> Response:
@@ -70,7 +77,8 @@ async def _http(_: Request, exc: Exception) -> Response:
     message = exc.detail if isinstance(exc.detail, str) else "Request failed."
     if exc.status_code == 404:
         message = NOT_FOUND
-    return APIError(exc.status_code, message, code=_HTTP_CODES.get(exc.status_code)).response()
+    headers = {"Connection": "close"} if exc.status_code == 408 else None  # the rest of the body is not read
+    return APIError(exc.status_code, message, code=_HTTP_CODES.get(exc.status_code), headers=headers).response()
 
 
 async def _bug(_: Request, exc: Exception) -> Response:

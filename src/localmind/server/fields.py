@@ -3,8 +3,8 @@ length, description). ``parse`` checks a decoded JSON value against such a class
 describes the classes for /openapi.json from the same declarations, so the check and the description cannot drift.
 
 (pydantic did both before; its import and the model machinery its first class builds cost ~0.13 s of
-``localmind serve``'s cold start, for the few flat bodies below.) Unknown fields are ignored, as OpenAI clients send
-many. The messages keep the wording the API answered with under pydantic where the tests pin it. Unlike pydantic's
+``localmind serve``'s cold start, for the few flat bodies below.) A field a class does not declare is refused with a
+400 naming it (OpenAI's own API does the same): nothing a client sends is silently ignored. The messages keep the wording the API answered with under pydantic where the tests pin it. Unlike pydantic's
 lax mode, a number is a JSON number (not a boolean or a string) and a boolean is true or false: these bodies come
 from JSON, where a client that sends ``"temperature": "0.7"`` or ``"stream": 1`` has a bug worth hearing about.
 """
@@ -12,6 +12,7 @@ from JSON, where a client that sends ``"temperature": "0.7"`` or ``"stream": 1``
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import types
 import typing
@@ -32,6 +33,11 @@ class Spec:
     le: float | None = None
     min_length: int | None = None
     description: str | None = None
+    max_length: int | None = None  # items of a list, keys of an object
+    only: tuple[Any, ...] | None = None  # the values accepted (besides null, where the type allows it)
+    # A field LocalMind knows but cannot honour (beyond the values it accepts): any value that does not fit gets a
+    # 400 with this message, naming the field (code "unsupported_parameter").
+    refusal: str | None = None
 
 
 def spec(
@@ -42,9 +48,12 @@ def spec(
     le: float | None = None,
     min_length: int | None = None,
     description: str | None = None,
+    max_length: int | None = None,
+    only: tuple[Any, ...] | None = None,
+    refusal: str | None = None,
 ) -> Any:
     """A dataclass field (required when no default is given) with its limits and description."""
-    meta = {_SPEC: Spec(ge, gt, le, min_length, description)}
+    meta = {_SPEC: Spec(ge, gt, le, min_length, description, max_length, only, refusal)}
     if default is _REQUIRED:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -110,6 +119,8 @@ def _kind(tp: Any) -> tuple[type | tuple[type, ...], str]:
         args = typing.get_args(tp)
         what = _kind(args[0])[1].split(" ", 1)[1] + "s" if args else "value"
         return list, f"a list of {what}"
+    if tp is type(None):
+        return type(None), "null"
     return dict, "an object"  # a dataclass or dict[str, Any]
 
 
@@ -121,6 +132,10 @@ def _is_kind(tp: Any, value: Any) -> bool:
 def _check(tp: Any, value: Any, loc: tuple[str | int, ...], limits: Spec) -> Any:
     if tp is Any:
         return value
+    if tp is type(None):
+        if value is not None:
+            raise Invalid(loc, "none_required", "Input should be null")
+        return None
     members = _members(tp)
     if members is not None:
         if value is None and type(None) in members:
@@ -192,6 +207,17 @@ def _check(tp: Any, value: Any, loc: tuple[str | int, ...], limits: Spec) -> Any
     raise TypeError(f"fields: no check for {tp!r}")  # a declaration this module does not know: a bug, not the client's
 
 
+def _limited(value: Any, loc: tuple[str | int, ...], limits: Spec) -> Any:
+    """The limits that apply to any type: how long, and which values."""
+    if limits.max_length is not None and isinstance(value, (list, dict)) and len(value) > limits.max_length:
+        unit = "key" if isinstance(value, dict) else "item"
+        raise Invalid(loc, "too_long", f"Input should have at most {_plural(limits.max_length, unit)}")
+    if limits.only is not None and value is not None and value not in limits.only:
+        names = " or ".join(json.dumps(v) for v in limits.only)
+        raise Invalid(loc, "only", f"Input should be {names}")
+    return value
+
+
 def _bounded(value: float, loc: tuple[str | int, ...], limits: Spec) -> Any:
     if limits.ge is not None and not value >= limits.ge:
         raise Invalid(loc, "greater_than_equal", f"Input should be greater than or equal to {_number(limits.ge)}")
@@ -206,12 +232,26 @@ def _build(cls: type[T], data: Any, loc: tuple[str | int, ...]) -> T:
     if not isinstance(data, Mapping):
         raise Invalid(loc, "model_type", f"Input should be a valid dictionary or instance of {cls.__name__}")
     values: dict[str, Any] = {}
-    for field in _fields(cls):
+    fields = _fields(cls)
+    for field in fields:
         if field.name in data:
-            values[field.name] = _check(field.type, data[field.name], (*loc, field.name), field.spec)
+            values[field.name] = _field_value(field, data[field.name], (*loc, field.name))
         elif field.default is _REQUIRED:
             raise Invalid((*loc, field.name), "missing", "Field required")
+    if len(values) < len(data):  # a field this server does not know: refused, never silently ignored
+        known = {f.name for f in fields}
+        extra = next(str(k) for k in data if k not in known)
+        raise Invalid((*loc, extra), "unknown", f"Unrecognized request argument supplied: {extra}")
     return cls(**values)
+
+
+def _field_value(field: _Field, value: Any, loc: tuple[str | int, ...]) -> Any:
+    try:
+        return _limited(_check(field.type, value, loc, field.spec), loc, field.spec)
+    except Invalid as exc:
+        if field.spec.refusal is None:
+            raise
+        raise Invalid(loc, "unsupported", field.spec.refusal) from exc
 
 
 def parse(cls: type[T], data: Any) -> T:
@@ -252,8 +292,13 @@ def _with_limits(schema: dict[str, Any], limits: Spec) -> dict[str, Any]:
     for key, value in (("minimum", limits.ge), ("exclusiveMinimum", limits.gt), ("maximum", limits.le)):
         if value is not None:
             out[key] = value
+    kind = {"array": "Items", "object": "Properties"}.get(out.get("type", ""), "Length")
     if limits.min_length is not None:
-        out["minItems" if out.get("type") == "array" else "minLength"] = limits.min_length
+        out["min" + kind] = limits.min_length
+    if limits.max_length is not None and kind != "Length":
+        out["max" + kind] = limits.max_length
+    if limits.only is not None:
+        out["enum"] = [v for v in limits.only if v is not None]
     return out
 
 
@@ -266,10 +311,17 @@ def _object_schema(cls: type, refs: dict[type, str], ref_template: str) -> dict[
             required.append(field.name)
         else:
             prop["default"] = field.default
-        if field.spec.description:
-            prop["description"] = field.spec.description
+        words = [w for w in (field.spec.description, field.spec.refusal) if w]
+        if words:
+            prop["description"] = " ".join(words)
         properties[field.name] = prop
-    out: dict[str, Any] = {"type": "object", "title": cls.__name__, "properties": properties, "required": required}
+    out: dict[str, Any] = {
+        "type": "object",
+        "title": cls.__name__,
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,  # any other field gets a 400 naming it
+    }
     doc = cls.__doc__ or ""
     if doc and not doc.startswith(cls.__name__ + "("):  # dataclasses make up a docstring from the signature
         out["description"] = doc.strip()

@@ -1,4 +1,5 @@
-"""The reference article's API: ``POST /generate`` and its streaming form ``POST /generate/stream``."""
+"""The reference article's API, as its project serves it: ``GET /``, ``POST /generate`` and ``POST /stream_generate``
+(plain text chunks); and LocalMind's Server-Sent Events form of the same, ``POST /generate/stream``."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from starlette.responses import JSONResponse, Response
 
 from localmind.engine.types import ChatMessage
 from localmind.server import requests as conv
+from localmind.server import response_schemas as rs
 from localmind.server.context import ServerContext, client_of, context_of
-from localmind.server.errors import APIError, bad_request
-from localmind.server.routing import ApiRoute, post
+from localmind.server.errors import APIError
+from localmind.server.routing import ApiRoute, get, post
 from localmind.server.schemas import GenerateRequest, GenerateResponse
 from localmind.server.sse import EventStreamResponse, sse
 from localmind.server.turns import Turn, unless_disconnected
@@ -29,16 +31,16 @@ def _turn(request: Request, body: GenerateRequest) -> Turn:
             type="server_error",
             code="model_not_loaded",
         )
-    if not body.prompt.strip():
-        raise bad_request("The prompt is empty.", param="prompt")
     conv.check_prompt_size(ctx, len(body.prompt), "prompt")
+    greedy = body.top_p == 0  # the reference's top_p 0: only the most likely token is left
     options = replace(
         ctx.config.defaults,
-        temperature=body.temperature,
-        top_p=body.top_p,
+        temperature=0.0 if greedy else conv.greedy_floor(body.temperature),
+        top_p=1.0 if greedy else body.top_p,
         max_new_tokens=body.max_new_tokens,
         seed=None,
         min_new_tokens=0,
+        drop_oldest=False,
     )
     turn = Turn(ctx.scheduler, [ChatMessage("user", body.prompt)], options, [], client_of(request))
     request.state.turn = turn
@@ -79,6 +81,7 @@ async def generate(request: Request, body: GenerateRequest) -> Response:
     example={"prompt": "Tell me a short story.", "max_new_tokens": 128},
     response_description='Server-Sent Events: `data: {"text": "..."}` per piece, then '
     '`data: {"finish_reason": ..., "tokens_generated": N}`, then `data: [DONE]`.',
+    content=rs.sse_content("GenerateStreamEvent"),
 )
 async def generate_stream(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
@@ -111,3 +114,55 @@ async def generate_stream(request: Request, body: GenerateRequest) -> Response:
         yield b"data: [DONE]\n\n"
 
     return EventStreamResponse(events(), on_disconnect=turn.cancel)
+
+
+@get(
+    routes, "/", summary="Whether the server is running (the reference's health check; no key needed)", needs_key=False
+)
+async def root(request: Request) -> Response:
+    return JSONResponse(
+        {"status": "running", "message": "LocalMind API is running", "endpoints": ["/generate", "/stream_generate"]}
+    )
+
+
+class PlainTextStreamResponse(EventStreamResponse):
+    media_type = "text/plain"  # "; charset=utf-8" is added
+
+
+@post(
+    routes,
+    "/stream_generate",
+    GenerateRequest,
+    summary="The same, streamed as plain text (the reference's form)",
+    streams=True,
+    example={"prompt": "Tell me a short story.", "max_new_tokens": 128},
+    response_description="The generated text in UTF-8 chunks as they come; an error after the first chunk ends the "
+    "text with `\\n[ERROR: message]` (as the reference does).",
+    content=rs.PLAIN_TEXT,
+)
+async def stream_generate(request: Request, body: GenerateRequest) -> Response:
+    turn = _turn(request, body)
+    pieces = turn.pieces()
+
+    async def first() -> str | None:
+        try:
+            return await pieces.__anext__()
+        except StopAsyncIteration:
+            return None
+
+    head = await unless_disconnected(request, first(), turn)  # errors before the first piece keep their status
+
+    async def chunks() -> AsyncIterator[bytes]:
+        try:
+            if head is not None:
+                yield head.encode()
+            async for text in pieces:
+                yield text.encode()
+        except APIError as exc:
+            yield f"\n[ERROR: {exc.message}]".encode()
+        finally:
+            if turn.outcome is None:  # the client went away: stop the engine and note how far it got
+                turn.cancel()
+                await turn.settle()
+
+    return PlainTextStreamResponse(chunks(), on_disconnect=turn.cancel)

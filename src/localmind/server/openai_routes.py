@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from localmind.server import requests as conv
+from localmind.server import response_schemas as rs
 from localmind.server.context import ServedModel, client_of, context_of
 from localmind.server.errors import APIError
 from localmind.server.routing import ApiRoute, get, post
@@ -74,11 +75,23 @@ async def _run(
     return None
 
 
-@get(routes, "/v1/models", summary="The model this server serves")
+@get(routes, "/v1/models", summary="The model this server serves", content=rs.json_content("ModelList"))
 async def list_models(request: Request) -> Response:
     served = context_of(request).served()
     data = [] if served is None else [_model_card(served)]
     return JSONResponse({"object": "list", "data": data})
+
+
+@get(
+    routes,
+    "/v1/models/{model_id}",
+    summary="The served model, by its id (404 for any other)",
+    content=rs.json_content("Model"),
+)
+async def retrieve_model(request: Request) -> Response:
+    ctx = context_of(request)
+    served = conv.require_model(ctx, request.path_params["model_id"])
+    return JSONResponse(_model_card(served))
 
 
 def _model_card(served: ServedModel) -> dict[str, Any]:
@@ -92,11 +105,11 @@ def _model_card(served: ServedModel) -> dict[str, Any]:
     summary="Chat (OpenAI-compatible; streams with SSE when stream=true)",
     streams=True,
     example={"model": "MODEL", "messages": [{"role": "user", "content": "Hello!"}], "max_tokens": 64},
+    content={**rs.json_content("ChatCompletion"), **rs.sse_content("ChatCompletionChunk")},
 )
 async def chat_completions(request: Request, body: ChatCompletionRequest) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
-    conv.check_chat_extras(body)
     messages = conv.chat_messages(ctx, body)
     options = conv.generation_options(ctx, body, body.max_completion_tokens or body.max_tokens)
     turn = Turn(ctx.scheduler, messages, options, conv.stop_sequences(body), client_of(request))
@@ -113,7 +126,8 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
         if text is not None:
             delta["content"] = text
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        return _envelope(cid, "chat.completion.chunk", created, served.id, [choice], streamed_usage=include_usage)
+        out = _envelope(cid, "chat.completion.chunk", created, served.id, [choice], streamed_usage=include_usage)
+        return _with_dropped(out, turn) if finish is not None and options.drop_oldest else out
 
     def usage_chunk() -> dict[str, Any]:
         return _envelope(cid, "chat.completion.chunk", created, served.id, [], turn=turn)
@@ -124,7 +138,14 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     assert turn.outcome is not None
     message = {"role": "assistant", "content": turn.text}
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
-    return JSONResponse(_envelope(cid, "chat.completion", created, served.id, [choice], turn=turn))
+    out = _envelope(cid, "chat.completion", created, served.id, [choice], turn=turn)
+    return JSONResponse(_with_dropped(out, turn) if options.drop_oldest else out)
+
+
+def _with_dropped(out: dict[str, Any], turn: Turn) -> dict[str, Any]:
+    """With drop_oldest_messages: how many of the oldest messages were left out to fit the context."""
+    out["dropped_messages"] = turn.outcome.stats.dropped_messages if turn.outcome is not None else 0
+    return out
 
 
 @post(
@@ -134,6 +155,7 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     summary="Text completion (the prompt is read as one user message)",
     streams=True,
     example={"model": "MODEL", "prompt": "Write a haiku about tea.", "max_tokens": 64},
+    content={**rs.json_content("Completion"), **rs.sse_content("CompletionChunk")},
 )
 async def completions(request: Request, body: CompletionRequest) -> Response:
     ctx = context_of(request)

@@ -7,6 +7,7 @@ from typing import Any
 
 from localmind import __version__
 from localmind.server.fields import json_schema
+from localmind.server.response_schemas import SCHEMAS
 from localmind.server.routing import ApiRoute
 
 TITLE = "LocalMind API"
@@ -33,20 +34,22 @@ _ERROR = {
     "required": ["error"],
 }
 _ERRORS = {
-    "400": "The request is not valid (the message says which field and why).",
+    "400": "The request is not valid: the message says which field and why (`param` names it). Also: a Host header "
+    "that is not this server's (`invalid_host`), a POST body that is not `application/json`, JSON nested more than "
+    "64 levels (`too_deep`), a field LocalMind does not know (`unknown_parameter`) or cannot honour "
+    "(`unsupported_parameter`, as each field's description says), `stream_options` without `stream`, `min_tokens` "
+    "with a JSON `response_format`, a JSON schema the engine cannot follow (`invalid_json_schema`), a prompt over "
+    "the server's character limit (`prompt_too_long`) and a conversation longer than the context "
+    "(`context_length_exceeded`, with the token counts).",
+    "400host": "The Host header is not one of this server's names (`invalid_host`).",
     "401": "The API key is missing or not correct.",
+    "403": "Sent by a web page from an origin the server does not allow (`origin_not_allowed`; see --cors-origin).",
     "404": "No such model here (GET /v1/models lists the one served).",
+    "408": "The request's headers or body stopped arriving (`request_timeout`); the connection is closed.",
     "413": "The request body is larger than the server accepts.",
     "429": "Too many requests are waiting for the model; see Retry-After.",
-    "503": "No model is loaded yet.",
-}
-_SSE = {
-    "text/event-stream": {
-        "schema": {
-            "type": "string",
-            "description": "Server-Sent Events: `data: {json}` per piece, then `data: [DONE]`.",
-        }
-    }
+    "500": "The engine failed while answering (`engine_error`); the server keeps running.",
+    "503": "No model is loaded yet, or the server is stopping.",
 }
 
 
@@ -62,35 +65,46 @@ def _schemas(routes: tuple[ApiRoute, ...]) -> tuple[_Refs, dict[str, Any]]:
     return json_schema(wanted, ref_template=_REF)
 
 
+def _error_statuses(route: ApiRoute) -> list[str]:
+    statuses = ["400" if route.body is not None else "400host", "403"]  # Host and Origin come before any route
+    if route.body is not None:
+        statuses += ["408", "413", "429", "500", "503"]
+    if route.path.startswith("/v1/") and (route.body is not None or "{" in route.path):
+        statuses.append("404")
+    if route.needs_key:
+        statuses.append("401")
+    return statuses
+
+
+def _operation_id(route: ApiRoute) -> str:
+    name = route.path.replace("/", "_").replace(".", "_").replace("{", "_").replace("}", "")
+    return route.method.lower() + (name if name != "_" else "_root")
+
+
 def _operation(route: ApiRoute, refs: _Refs) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": route.response_description}
     if route.response is not None:
         ok["content"] = {"application/json": {"schema": refs[route.response]}}
-    elif route.streams and route.path.endswith("/stream"):
-        ok["content"] = _SSE
-    elif route.streams:
-        ok["content"] = {"application/json": {"schema": {"type": "object"}}, **_SSE}
     else:
-        ok["content"] = {"application/json": {"schema": {"type": "object"}}}
-    op: dict[str, Any] = {
-        "summary": route.summary,
-        "operationId": route.method.lower() + route.path.replace("/", "_").replace(".", "_"),
-        "responses": {"200": ok},
-    }
+        ok["content"] = route.content or {"application/json": {"schema": {"type": "object"}}}
+    op: dict[str, Any] = {"summary": route.summary, "operationId": _operation_id(route), "responses": {"200": ok}}
+    params = [p[1:-1] for p in route.path.split("/") if p.startswith("{")]
+    if params:
+        op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in params]
     if route.body is not None:
         media: dict[str, Any] = {"schema": refs[route.body]}
         if route.example is not None:
             media["example"] = route.example
         op["requestBody"] = {"required": True, "content": {"application/json": media}}
-        for status in ("400", "413", "429", "503"):
-            op["responses"][status] = {"$ref": f"#/components/responses/E{status}"}
-        if route.path.startswith("/v1/"):
-            op["responses"]["404"] = {"$ref": "#/components/responses/E404"}
+    for status in _error_statuses(route):
+        op["responses"][status[:3]] = {"$ref": f"#/components/responses/E{status}"}
     if route.needs_key:
         op["security"] = [{"bearerAuth": []}]
-        op["responses"]["401"] = {"$ref": "#/components/responses/E401"}
     elif route.path == "/health":
-        op["responses"]["503"] = {"description": "No model is loaded (the body says so)."}
+        op["responses"]["503"] = {
+            "description": "No model is loaded (the body says so).",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}},
+        }
     op["responses"] = dict(sorted(op["responses"].items()))
     return op
 
@@ -110,7 +124,7 @@ def build_openapi(routes: tuple[ApiRoute, ...]) -> dict[str, Any]:
         "info": {"title": TITLE, "version": __version__, "description": DESCRIPTION},
         "paths": paths,
         "components": {
-            "schemas": {**defs, "Error": _ERROR},
+            "schemas": {**defs, **SCHEMAS, "Error": _ERROR},
             "responses": responses,
             "securitySchemes": {
                 "bearerAuth": {

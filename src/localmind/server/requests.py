@@ -33,48 +33,25 @@ def require_model(ctx: ServerContext, requested: str) -> ServedModel:
     return served
 
 
-def _text_of(message: Message, index: int) -> str:
+def _text_of(message: Message) -> str:
     content = message.content
     if content is None:
-        raise bad_request(
-            f"messages[{index}] has no content (tool calls are not supported).", param=f"messages.{index}.content"
-        )
+        return ""  # an assistant turn that had only tool calls, in OpenAI's shape: no text
     if isinstance(content, str):
         return content
-    parts = []
-    for part in content:
-        if part.type != "text" or part.text is None:
-            raise unsupported(
-                f"messages.{index}.content", f"messages[{index}] has a '{part.type}' part; this model reads text only."
-            )
-        parts.append(part.text)
-    return "".join(parts)
+    return "".join(part.text for part in content)  # every part is text (schemas refuses the rest)
 
 
 def chat_messages(ctx: ServerContext, body: ChatCompletionRequest) -> list[ChatMessage]:
-    messages = []
-    for i, message in enumerate(body.messages):
-        role = _ROLES.get(message.role)
-        if role is None:
-            raise bad_request(
-                f"messages[{i}] has role '{message.role}'; use system, user or assistant (tools are not supported).",
-                param=f"messages.{i}.role",
-            )
-        messages.append(ChatMessage(role, _text_of(message, i)))
+    messages = [ChatMessage(_ROLES[m.role], _text_of(m)) for m in body.messages]
     check_prompt_size(ctx, sum(len(m.content) for m in messages), "messages")
     return messages
 
 
 def completion_messages(ctx: ServerContext, body: CompletionRequest) -> list[ChatMessage]:
     prompt = body.prompt
-    if isinstance(prompt, list):
-        if len(prompt) != 1:
-            raise unsupported("prompt", "Send one prompt per request (a list of several is not supported).")
-        prompt = prompt[0]
-    if body.suffix:
-        raise unsupported("suffix", "'suffix' (fill-in-the-middle) is not supported.")
-    if body.best_of not in (None, 1):
-        raise unsupported("best_of", "'best_of' must be 1.")
+    if isinstance(prompt, list):  # at most one (schemas)
+        prompt = prompt[0] if prompt else ""
     check_prompt_size(ctx, len(prompt), "prompt")
     # LocalMind runs chat models: the prompt is read as one user message through the model's chat template.
     return [ChatMessage("user", prompt)]
@@ -105,9 +82,8 @@ def response_schema(response_format: ResponseFormat | None, min_tokens: int | No
         raise unsupported("min_tokens", "'min_tokens' cannot be combined with a JSON response_format.")
     schema: Any = {"type": "object"}
     if response_format.type == "json_schema":
-        spec = response_format.json_schema or {}
-        schema = spec.get("schema")
-        if not isinstance(schema, dict):
+        schema = response_format.json_schema.schema if response_format.json_schema is not None else None
+        if schema is None:
             raise bad_request(
                 "response_format.json_schema.schema is missing: give the JSON schema the reply must follow "
                 "(or use response_format {'type': 'json_object'} for any JSON object).",
@@ -118,33 +94,33 @@ def response_schema(response_format: ResponseFormat | None, min_tokens: int | No
     return json.dumps({**schema, "x-guidance": layout}, ensure_ascii=False)
 
 
+GREEDY_BELOW = 1e-5
+
+
+def greedy_floor(temperature: float) -> float:
+    """Temperatures too small to divide by (5e-324 made every probability NaN) pick the most likely token."""
+    return 0.0 if temperature < GREEDY_BELOW else temperature
+
+
 def generation_options(ctx: ServerContext, body: SamplingFields, max_tokens: int | None) -> GenerationOptions:
-    if body.n not in (None, 1):
-        raise unsupported("n", "Only n=1 is supported: ask once per answer you need.")
-    if body.logprobs:
-        raise unsupported("logprobs", "'logprobs' is not supported.")
-    for name in ("frequency_penalty", "presence_penalty"):
-        if getattr(body, name):
-            raise unsupported(name, f"'{name}' is not supported; leave it out or send 0.")
+    if body.stream_options is not None and not body.stream:
+        # OpenAI's own answer to the same request.
+        raise bad_request(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param="stream_options"
+        )
     defaults = ctx.config.defaults
+    drop = ctx.config.drop_oldest if body.drop_oldest_messages is None else body.drop_oldest_messages
     return replace(
         defaults,
-        temperature=defaults.temperature if body.temperature is None else body.temperature,
+        temperature=defaults.temperature if body.temperature is None else greedy_floor(body.temperature),
         top_p=defaults.top_p if body.top_p is None else body.top_p,
         max_new_tokens=max_tokens or defaults.max_new_tokens,
         seed=body.seed,
         min_new_tokens=min(body.min_tokens or 0, max_tokens or defaults.max_new_tokens),
         json_schema=response_schema(body.response_format, body.min_tokens),
+        drop_oldest=drop,
     )
 
 
 def stop_sequences(body: SamplingFields) -> list[str]:
-    stops = [body.stop] if isinstance(body.stop, str) else list(body.stop or [])
-    if len(stops) > 4:
-        raise bad_request("'stop' takes at most 4 sequences.", param="stop")
-    return stops
-
-
-def check_chat_extras(body: ChatCompletionRequest) -> None:
-    if body.tools:
-        raise unsupported("tools", "Tools (function calling) are not supported by this server.")
+    return [body.stop] if isinstance(body.stop, str) else list(body.stop or [])  # at most 4 (schemas)

@@ -39,14 +39,19 @@ class ApiRoute:
     streams: bool = False  # Server-Sent Events when the body asks for them (or always, for /generate/stream)
     needs_key: bool = True
     example: dict[str, Any] | None = None  # a request body for the docs ("MODEL" stands for the served model's id)
+    content: dict[str, Any] | None = None  # the 200 answer's media types and schemas (response_schemas), if not JSON
 
     def route(self) -> Route:
         return Route(self.path, self.endpoint, methods=[self.method])
 
 
+# How deep objects and lists may nest in a body: OpenAI's bodies need a handful; a JSON schema a few dozen.
+MAX_DEPTH = 64
+
+
 def _is_json(content_type: str | None) -> bool:
     if not content_type:
-        return True  # clients that send no type get the benefit of the doubt, as before
+        return False  # a web page's no-cors fetch sends a Blob without a type: never read as JSON
     kind = content_type.split(";", 1)[0].strip().lower()
     return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
 
@@ -62,15 +67,43 @@ async def read_body(request: Request, model: type[M]) -> M:
         raise APIError(400, "Send the request body as JSON (Content-Type: application/json).")
     try:
         data = json.loads(raw)
+        deep = _too_deep(data)
     except ValueError:  # JSONDecodeError, and UnicodeDecodeError for bytes in no Unicode encoding
         raise APIError(400, "The request body is not valid JSON.") from None
+    except RecursionError:  # nested deeper than the parser goes (about a thousand levels)
+        deep = True
+    if deep:
+        raise APIError(
+            400, f"The request body nests objects or lists more than {MAX_DEPTH} levels deep.", code="too_deep"
+        )
     try:
         return parse(model, data)
     except Invalid as exc:
         raise invalid_request(exc.loc, exc.kind, exc.msg) from None
 
 
-def get(routes: list[ApiRoute], path: str, *, summary: str, needs_key: bool = True) -> Callable[[Endpoint], Endpoint]:
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests deeper than MAX_DEPTH (without recursion: every value once)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def get(
+    routes: list[ApiRoute],
+    path: str,
+    *,
+    summary: str,
+    needs_key: bool = True,
+    content: dict[str, Any] | None = None,
+) -> Callable[[Endpoint], Endpoint]:
     """Declare a GET endpoint (``async def f(request) -> Response``) in ``routes``."""
 
     def declare(handler: Endpoint) -> Endpoint:
@@ -79,7 +112,7 @@ def get(routes: list[ApiRoute], path: str, *, summary: str, needs_key: bool = Tr
                 await require_key(request)
             return await handler(request)
 
-        routes.append(ApiRoute(path, "GET", endpoint, summary, needs_key=needs_key))
+        routes.append(ApiRoute(path, "GET", endpoint, summary, needs_key=needs_key, content=content))
         return handler
 
     return declare
@@ -95,6 +128,7 @@ def post(
     response_description: str = "Successful response",
     streams: bool = False,
     example: dict[str, Any] | None = None,
+    content: dict[str, Any] | None = None,
 ) -> Callable[[Callable[[Request, M], Awaitable[Response]]], Callable[[Request, M], Awaitable[Response]]]:
     """Declare a POST endpoint (``async def f(request, body) -> Response``) that needs the key and a ``body``."""
 
@@ -114,6 +148,7 @@ def post(
                 response_description=response_description,
                 streams=streams,
                 example=example,
+                content=content,
             )
         )
         return handler

@@ -1,5 +1,6 @@
 """Request bodies, declared with ``fields.spec`` (checked by ``fields.parse``, described by ``fields.json_schema``).
-Unknown fields are ignored (OpenAI clients send many); values we cannot honour are refused."""
+Every OpenAI field is declared: honoured, or refused with a 400 naming it (``refusal``) — and a field no class declares
+is refused too (``fields.parse``)."""
 
 from __future__ import annotations
 
@@ -12,43 +13,73 @@ from localmind.server.fields import spec
 # class body, never a shared mutable default.
 
 
+_NO_TOOLS = "Tools (function calling) are not supported by this server yet."
+_LATER = "is not supported by this server yet."
+
+
 @dataclass(frozen=True, kw_only=True)
 class ContentPart:
-    type: str
-    text: str | None = None
+    type: Literal["text"] = spec(refusal="This model reads text only: every content part must be of type 'text'.")
+    text: str
+    # Parts of other types carry these; any of them is refused (the type already is).
+    image_url: None = spec(None, refusal="This model reads text only.")
+    input_audio: None = spec(None, refusal="This model reads text only.")
+    file: None = spec(None, refusal="This model reads text only.")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Message:
-    role: str
-    content: str | list[ContentPart] | None = None
-    name: str | None = None
+    role: Literal["system", "developer", "user", "assistant"] = spec(
+        refusal="Use the roles system, developer, user or assistant (tool messages come with tool support)."
+    )
+    content: str | list[ContentPart] | None = spec(None, description="Text, or text parts; null is empty text.")
+    name: str | None = spec(None, description="Accepted; the model does not see participants' names.")
+    refusal: str | None = spec(None, description="Accepted (an assistant's refusal, as OpenAI returns it).")
+    annotations: list[Any] | None = spec(None, description="Accepted (as OpenAI returns them); not read.")
+    tool_calls: list[Any] | None = spec(None, max_length=0, refusal=_NO_TOOLS)
+    function_call: None = spec(None, refusal=_NO_TOOLS)
+    audio: None = spec(None, refusal="Audio is not supported.")
 
 
 @dataclass(frozen=True, kw_only=True)
 class StreamOptions:
-    include_usage: bool = False
+    include_usage: bool = spec(False, description="Send a last chunk with the usage.")
+    include_obfuscation: bool = spec(False, description="Accepted; this server never pads its chunks.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JsonSchemaFormat:
+    schema: dict[str, Any] = spec(
+        description="The JSON schema the reply follows (a schema the engine cannot follow: 400)."
+    )
+    name: str | None = spec(None, description="Accepted; not used.")
+    description: str | None = spec(None, description="Accepted; not shown to the model.")
+    strict: bool | None = spec(None, description="Accepted: the schema is always enforced.")
 
 
 @dataclass(frozen=True, kw_only=True)
 class ResponseFormat:
     type: Literal["text", "json_object", "json_schema"]
-    json_schema: dict[str, Any] | None = None
+    json_schema: JsonSchemaFormat | None = spec(None, description="Required with type json_schema.")
 
 
 @dataclass(frozen=True, kw_only=True)
 class SamplingFields:
-    temperature: float | None = spec(None, ge=0, le=2)
+    temperature: float | None = spec(None, ge=0, le=2, description="Below 1e-5 it picks the most likely token.")
     top_p: float | None = spec(None, gt=0, le=1)
     seed: int | None = spec(None, description="Seed for sampling.")
-    stop: str | list[str] | None = spec(None, description="Up to 4 sequences; the reply ends before one.")
-    n: int | None = spec(None, ge=1, description="Only 1 is supported.")
+    stop: str | list[str] | None = spec(None, max_length=4, description="Up to 4 sequences; the reply ends before one.")
+    n: int | None = spec(None, ge=1, le=1, refusal="Only n=1 is supported: ask once per answer you need.")
     stream: bool = spec(False, description="Send the reply as Server-Sent Events while it is generated.")
-    stream_options: StreamOptions | None = None
-    frequency_penalty: float | None = spec(None, description="Not supported: leave it out or send 0.")
-    presence_penalty: float | None = spec(None, description="Not supported: leave it out or send 0.")
-    logprobs: bool | None = spec(None, description="Not supported.")
-    user: str | None = None
+    stream_options: StreamOptions | None = spec(None, description="Only with stream=true.")
+    frequency_penalty: float | None = spec(
+        None, only=(0,), refusal="'frequency_penalty' is not supported: leave it out or send 0."
+    )
+    presence_penalty: float | None = spec(
+        None, only=(0,), refusal="'presence_penalty' is not supported: leave it out or send 0."
+    )
+    logit_bias: dict[str, Any] | None = spec(None, max_length=0, refusal=f"'logit_bias' {_LATER}")
+    user: str | None = spec(None, description="Accepted; not stored.")
     # Extension (vLLM has the same): no end of turn before this many tokens. Benchmarks use it for fixed lengths.
     min_tokens: int | None = spec(None, ge=0, description="No end of the reply before this many tokens.")
     # JSON output, enforced by constrained decoding (OpenAI's chat field; /v1/completions takes it too, as vLLM does).
@@ -56,6 +87,19 @@ class SamplingFields:
         None,
         description='`{"type": "json_object"}`, or `json_schema` with `{"schema": {...}}`: the reply is JSON '
         "that follows it (enforced while generating).",
+    )
+    # Extension: a conversation longer than the context gets 400 context_length_exceeded unless this asks for the
+    # window's policy (the server's --drop-oldest makes it the default).
+    drop_oldest_messages: bool | None = spec(
+        None,
+        description="LocalMind: when the conversation does not fit the context, leave out its oldest turns (never "
+        "the system prompt) instead of answering 400 context_length_exceeded; the response's `dropped_messages` "
+        "says how many. Default: false (or the server's --drop-oldest).",
+    )
+    store: bool | None = spec(None, only=(False,), refusal="This server stores nothing: 'store' must be false.")
+    metadata: dict[str, str] | None = spec(None, description="Accepted; not stored.")
+    service_tier: Literal["auto", "default"] | None = spec(
+        None, refusal="This server has one service tier: use 'auto' or 'default'."
     )
 
 
@@ -65,28 +109,55 @@ class ChatCompletionRequest(SamplingFields):
     messages: list[Message] = spec(min_length=1, description="The conversation: system, user and assistant turns.")
     max_tokens: int | None = spec(None, ge=1, description="At most this many new tokens.")
     max_completion_tokens: int | None = spec(None, ge=1, description="The same as max_tokens.")
-    tools: list[dict[str, Any]] | None = spec(None, description="Not supported (function calling).")
-    tool_choice: Any = None
+    logprobs: bool | None = spec(None, only=(False,), refusal=f"'logprobs' {_LATER}")
+    top_logprobs: int | None = spec(None, only=(0,), refusal=f"'top_logprobs' {_LATER}")
+    tools: list[Any] | None = spec(None, max_length=0, refusal=_NO_TOOLS)
+    tool_choice: Literal["none", "auto"] | None = spec(None, refusal=_NO_TOOLS)
+    parallel_tool_calls: bool | None = spec(None, description="Accepted; there are no tool calls.")
+    functions: list[Any] | None = spec(None, max_length=0, refusal=_NO_TOOLS)
+    function_call: Literal["none", "auto"] | None = spec(None, refusal=_NO_TOOLS)
+    reasoning_effort: None = spec(None, refusal=f"'reasoning_effort' {_LATER}")
+    verbosity: None = spec(None, refusal=f"'verbosity' {_LATER}")
+    modalities: list[Literal["text"]] | None = spec(None, refusal="This model writes text only.")
+    audio: None = spec(None, refusal="Audio is not supported.")
+    prediction: None = spec(None, refusal=f"'prediction' {_LATER}")
+    web_search_options: None = spec(None, refusal="Web search is not supported: nothing leaves this computer.")
+    prompt_cache_key: str | None = spec(None, description="Accepted; the cache is reused automatically.")
+    safety_identifier: str | None = spec(None, description="Accepted; not stored.")
 
 
 @dataclass(frozen=True, kw_only=True)
 class CompletionRequest(SamplingFields):
     model: str = spec(description="The served model's id (GET /v1/models).")
-    prompt: str | list[str] = spec(description="One prompt (a list of one is accepted).")
+    prompt: str | list[str] = spec(
+        max_length=1,
+        description="One prompt (a list of one is accepted); it is read as a user message.",
+        refusal="Send one prompt as text (a list of one is accepted): token-id prompts and several prompts "
+        "are not supported.",
+    )
     max_tokens: int | None = spec(None, ge=1, description="At most this many new tokens (default 16).")
     echo: bool = spec(False, description="Put the prompt before the completion.")
-    suffix: str | None = spec(None, description="Not supported.")
-    best_of: int | None = spec(None, description="Only 1 is supported.")
+    suffix: None = spec(
+        None, refusal="'suffix' (fill-in-the-middle) is not supported: the prompt goes through a chat template."
+    )
+    best_of: int | None = spec(None, ge=1, le=1, refusal="'best_of' must be 1.")
+    logprobs: int | None = spec(None, only=(0,), refusal=f"'logprobs' {_LATER}")
 
 
 @dataclass(frozen=True, kw_only=True)
 class GenerateRequest:
-    """The reference article's request: one prompt in, the generated text out."""
+    """The reference article's request: one prompt in, the generated text out (its defaults and ranges)."""
 
-    prompt: str = spec(min_length=1, description="The user's message (formatted with the model's chat template).")
-    max_new_tokens: int = spec(256, ge=1, description="At most this many new tokens.")
-    temperature: float = spec(0.7, ge=0, le=2, description="0 always picks the most likely token.")
-    top_p: float = spec(0.9, gt=0, le=1)
+    prompt: str = spec(description="The user's message (formatted with the model's chat template); may be empty.")
+    max_new_tokens: int = spec(
+        50,
+        ge=1,
+        description="At most this many new tokens (the reference allows up to 500; here the context is the limit).",
+    )
+    temperature: float = spec(
+        0.7, ge=0, le=2, description="0 (or anything below 1e-5) always picks the most likely token."
+    )
+    top_p: float = spec(0.9, ge=0, le=1, description="0 keeps only the most likely token (as temperature 0).")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,6 +13,7 @@ from starlette.requests import Request
 
 from localmind.engine.types import (
     ChatMessage,
+    ContextLengthExceededError,
     EngineError,
     FinishReason,
     GenerationOptions,
@@ -60,6 +61,8 @@ def engine_error(exc: BaseException) -> APIError:
         return exc
     if isinstance(exc, GrammarError):
         return APIError(400, str(exc), param="response_format", code="invalid_json_schema")
+    if isinstance(exc, ContextLengthExceededError):
+        return APIError(400, context_length_message(exc), param="messages", code="context_length_exceeded")
     if isinstance(exc, PromptTooLongError):
         return APIError(400, str(exc), param="messages", code="context_length_exceeded")
     if isinstance(exc, ModelLoadError):
@@ -67,6 +70,27 @@ def engine_error(exc: BaseException) -> APIError:
     if isinstance(exc, (EngineError, UserFacingError)):
         return APIError(500, str(exc), type="server_error", code="engine_error")
     return APIError(500, f"The engine failed: {type(exc).__name__}: {exc}", type="server_error")
+
+
+def context_length_message(exc: ContextLengthExceededError) -> str:
+    """OpenAI's words for a conversation that does not fit, in English whatever the user's language (API clients
+    and their users know them). The counts are the error's, or its message's values once it crossed the engine's
+    process (only the texts do)."""
+
+    def count(attribute: str, value: str) -> int:
+        number = getattr(exc, attribute, 0)
+        return number or int(exc.values.get(value, "0").replace(",", "") or 0)
+
+    prompt, reserve, budget = (
+        count("prompt_tokens", "count"),
+        count("reply_reserve", "reserve"),
+        count("max_context", "budget"),
+    )
+    return (
+        f"This model's maximum context length is {budget} tokens. However, you requested {prompt + reserve} tokens "
+        f"({prompt} in the messages, {reserve} in the completion). Please reduce the length of the messages or "
+        "completion, or send drop_oldest_messages: true to leave out the oldest turns."
+    )
 
 
 class Turn:
