@@ -99,6 +99,7 @@ class _Field:
 
 
 _compiled: dict[type, tuple[_Field, ...]] = {}
+_NO_LIMITS = Spec()
 
 
 def _fields(cls: type) -> tuple[_Field, ...]:
@@ -159,52 +160,86 @@ def _kind(tp: Any) -> tuple[type | tuple[type, ...], str]:
     return dict, "an object"  # a dataclass or dict[str, Any]
 
 
-def _is_kind(tp: Any, value: Any) -> bool:
-    kind = _kind(tp)[0]
-    return isinstance(value, kind) and (tp is bool or not isinstance(value, bool))
-
-
 def _check(tp: Any, value: Any, loc: tuple[str | int, ...], limits: Spec, extra: Extra = "forbid") -> Any:
     try:
-        return _check_type(tp, value, loc, limits, extra)
+        entry = _plans.get(id(tp))
+        tag, data = entry[1] if entry is not None and entry[0] is tp else _plan(tp)
+        if tag == "scalar":  # the most common case, first
+            return _check_scalar(tp, value, loc, limits)
+        return _check_type(tp, tag, data, value, loc, limits, extra)
     except Invalid as exc:
         if exc.loc == loc:  # about this value (not one inside it): the outermost declaration names what was expected
             exc.value, exc.expected = value, tp
         raise
 
 
-def _check_type(tp: Any, value: Any, loc: tuple[str | int, ...], limits: Spec, extra: Extra) -> Any:
+def _plan(tp: Any) -> tuple[str, Any]:
+    """What checking a value against ``tp`` takes, worked out once per declared type (typing's own lookups, and
+    hashing a ``Literal``, cost more than the check itself). Keyed by identity; the entry keeps ``tp`` alive."""
+    entry = _plans.get(id(tp))
+    if entry is None or entry[0] is not tp:
+        entry = (tp, _make_plan(tp))
+        _plans[id(tp)] = entry
+    return entry[1]
+
+
+_plans: dict[int, tuple[Any, tuple[str, Any]]] = {}
+
+
+def _make_plan(tp: Any) -> tuple[str, Any]:
     if tp is Any:
-        return value
+        return "any", None
     if tp is type(None):
-        if value is not None:
-            raise Invalid(loc, "none_required", "Input should be null")
-        return None
+        return "none", None
     members = _members(tp)
     if members is not None:
-        if value is None and type(None) in members:
-            return None
-        choices = [m for m in members if m is not type(None)]
-        if len(choices) == 1:
-            return _check(choices[0], value, loc, limits, extra)
-        for member in choices:
-            if _is_kind(member, value):
-                return _check(member, value, loc, limits, extra)
+        choices = tuple(m for m in members if m is not type(None))
+        kinds = tuple((m, _kind(m)[0], m is bool) for m in choices)
         names = " or ".join(_kind(m)[1] for m in choices)
-        raise Invalid(loc, "union_type", f"Input should be {names}")
+        return "union", (type(None) in members, choices, kinds, names)
     origin = _origin(tp)
     if origin is Literal:
         allowed = _args(tp)
-        if not isinstance(value, str) or value not in allowed:
-            quoted = [repr(a) for a in allowed]
-            names = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
-            raise Invalid(loc, "literal_error", f"Input should be {names}")
-        return value
+        quoted = [repr(a) for a in allowed]
+        names = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+        return "literal", (allowed, f"Input should be {names}")
     if origin is list:
+        return "list", _args(tp)[0]
+    if origin is dict:
+        return "dict", None
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return "class", None
+    return "scalar", None
+
+
+def _check_type(
+    tp: Any, tag: str, data: Any, value: Any, loc: tuple[str | int, ...], limits: Spec, extra: Extra
+) -> Any:
+    if tag == "any":
+        return value
+    if tag == "none":
+        if value is not None:
+            raise Invalid(loc, "none_required", "Input should be null")
+        return None
+    if tag == "union":
+        none_ok, choices, kinds, names = data
+        if value is None and none_ok:
+            return None
+        if len(choices) == 1:
+            return _check(choices[0], value, loc, limits, extra)
+        for member, kind, is_bool in kinds:
+            if isinstance(value, kind) and (is_bool or not isinstance(value, bool)):
+                return _check(member, value, loc, limits, extra)
+        raise Invalid(loc, "union_type", f"Input should be {names}")
+    if tag == "literal":
+        allowed, message = data
+        if not isinstance(value, str) or value not in allowed:
+            raise Invalid(loc, "literal_error", message)
+        return value
+    if tag == "list":
         if not isinstance(value, list):
             raise Invalid(loc, "list_type", "Input should be a valid list")
-        (item,) = _args(tp)
-        items = [_check(item, v, (*loc, i), Spec(), extra) for i, v in enumerate(value)]
+        items = [_check(data, v, (*loc, i), _NO_LIMITS, extra) for i, v in enumerate(value)]
         if limits.min_length is not None and len(items) < limits.min_length:
             raise Invalid(
                 loc,
@@ -212,12 +247,14 @@ def _check_type(tp: Any, value: Any, loc: tuple[str | int, ...], limits: Spec, e
                 f"List should have at least {_plural(limits.min_length, 'item')} after validation, not {len(items)}",
             )
         return items
-    if origin is dict:
+    if tag == "dict":
         if not isinstance(value, dict):
             raise Invalid(loc, "dict_type", "Input should be a valid dictionary")
         return value
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _build(tp, value, loc, extra)
+    return _build(tp, value, loc, extra)  # "class"
+
+
+def _check_scalar(tp: Any, value: Any, loc: tuple[str | int, ...], limits: Spec) -> Any:
     if tp is str:
         if not isinstance(value, str):
             raise Invalid(loc, "string_type", "Input should be a valid string")

@@ -161,7 +161,7 @@ def to_json(items: Sequence[Exported]) -> str:
 # "versions" were added to messages. ABSENT marks a value whose default depends on another field, filled in below.
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)  # not frozen: built once per message, where frozen costs
 class _VersionIn:
     content: str
     stats: dict[str, Any] | None = None
@@ -170,7 +170,7 @@ class _VersionIn:
     created_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: the message's time
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class _MessageIn:
     role: Role
     created_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: the conversation's time
@@ -181,7 +181,7 @@ class _MessageIn:
     status: MessageStatus = "complete"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class _ConversationIn:
     created_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: now
     id: str = ""
@@ -193,7 +193,7 @@ class _ConversationIn:
     messages: list[_MessageIn]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class _ExportIn:
     conversations: list[_ConversationIn]  # "format" and "version" are checked before (parse_json)
 
