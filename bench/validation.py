@@ -34,8 +34,11 @@ import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import msgspec
-from msgspec import Meta, Struct
+try:
+    import msgspec
+    from msgspec import Meta, Struct
+except ImportError:  # LocalMind does not depend on it
+    sys.exit("bench/validation.py compares with msgspec: .venv/bin/pip install msgspec first")
 
 from localmind import schema
 from localmind.server.schemas import ChatCompletionRequest
