@@ -101,9 +101,9 @@ class Settings:
 _PLAIN = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("generation", "unknown"))
 
 
-def _warn(source: str, prefix: str, problem: Invalid, default: Any) -> None:
-    name = prefix + ".".join(str(part) for part in problem.loc[:1])
-    log.warning("%s: %s = %r is not valid (%s); using %r", source, name, problem.value, problem.msg, default)
+def _warn(source: str, prefix: str, raw: Mapping[str, Any], problem: Invalid, default: Any) -> None:
+    name = str(problem.loc[0])  # the field itself, also when the problem is an item inside it
+    log.warning("%s: %s%s = %r is not valid (%s); using %r", source, prefix, name, raw[name], problem.msg, default)
 
 
 def _generation_value_ok(name: str, value: Any) -> bool:
@@ -129,7 +129,7 @@ def _read_generation(raw: Any, source: str) -> GenerationDefaults:
         return defaults
     values, problems = parse_each(GenerationDefaults, raw)
     for problem in problems:
-        _warn(source, "generation.", problem, getattr(defaults, str(problem.loc[0])))
+        _warn(source, "generation.", raw, problem, getattr(defaults, str(problem.loc[0])))
     for name, value in list(values.items()):
         if not _generation_value_ok(name, value):
             values.pop(name)
@@ -142,7 +142,7 @@ def settings_from_dict(raw: Mapping[str, Any], source: str = "settings") -> Sett
     settings = Settings()
     values, problems = parse_each(Settings, {name: raw[name] for name in _PLAIN if name in raw})
     for problem in problems:
-        _warn(source, "", problem, getattr(settings, str(problem.loc[0])))
+        _warn(source, "", raw, problem, getattr(settings, str(problem.loc[0])))
     settings = dataclasses.replace(settings, **values)
     settings.generation = _read_generation(raw.get("generation"), source)
     known = {*_PLAIN, "generation", "version"}
