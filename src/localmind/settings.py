@@ -1,7 +1,8 @@
 """App-wide settings, kept as JSON in ``paths.settings_path()``.
 
 Reading never fails: a value that is missing, of the wrong type or out of range
-falls back to its default (with a warning in the log), and a file that is not
+falls back to its default (with a warning in the log); the shapes below are checked
+by LocalMind's shared validator (``localmind.schema.parse_each``, field by field), and a file that is not
 JSON at all is copied to ``settings.json.bak`` before defaults are used, so the
 user's hand edits are not silently thrown away. Keys this version does not know
 (written by a newer LocalMind) are kept and written back unchanged.
@@ -18,12 +19,11 @@ import contextlib
 import dataclasses
 import json
 import logging
-import math
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -31,6 +31,7 @@ from typing import Any, Literal, get_args
 from localmind import paths
 from localmind.engine.types import DEVICES, GenerationOptions
 from localmind.errors import UserFacingError
+from localmind.schema import Invalid, parse_each, spec
 
 log = logging.getLogger(__name__)
 
@@ -73,18 +74,18 @@ class Settings:
     theme: Theme = "system"
     language: Language = "system"
     device: Device = "auto"
-    context_budget: int = 4096
-    threads: int | None = None  # None: one per physical core
-    last_model: str | None = None
+    context_budget: int = spec(4096, ge=CONTEXT_BUDGET_RANGE[0], le=CONTEXT_BUDGET_RANGE[1])
+    threads: int | None = spec(None, ge=THREADS_RANGE[0], le=THREADS_RANGE[1])  # None: one per physical core
+    last_model: str | None = spec(None, min_length=1)
     # Windows ML may offer a GPU/NPU provider that must be downloaded from Microsoft first: only if the user says so.
     accelerator_downloads: bool = False
     # The local API server (Settings → Server): off by default; its key lives in the keyring, never here.
     api_server: bool = False
-    api_server_port: int = 8000
+    api_server_port: int = spec(8000, ge=1, le=65535)
     api_server_lan: bool = False  # "allow other devices on my network": needs a key
     # Remote models (an OpenAI-compatible server elsewhere): off by default; its key lives in the keyring.
     remote_models: bool = False
-    remote_url: str | None = None
+    remote_url: str | None = spec(None, pattern="https?://")
     prepare_replies: bool = True  # type-ahead: read the chat into the model while the user types
     # "Use my documents" in the chat header, and the collections it uses ([]: all), as the user left them.
     use_documents: bool = False
@@ -96,56 +97,24 @@ class Settings:
 
 # --- reading ----------------------------------------------------------------------------------------
 
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)) and math.isfinite(value)
+# The keys written from Settings' own fields; "generation" is a nested object read on its own (below).
+_PLAIN = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("generation", "unknown"))
 
 
-def _choice(options: tuple[str, ...]) -> Callable[[Any], bool]:
-    return lambda value: value in options
-
-
-def _int_in(low: int, high: int) -> Callable[[Any], bool]:
-    return lambda value: _is_int(value) and low <= value <= high
-
-
-def _optional(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda value: value is None or check(value)
-
-
-_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "theme": _choice(THEMES),
-    "language": _choice(LANGUAGES),
-    "device": _choice(DEVICES),
-    "context_budget": _int_in(*CONTEXT_BUDGET_RANGE),
-    "threads": _optional(_int_in(*THREADS_RANGE)),
-    "last_model": _optional(lambda value: isinstance(value, str) and value != ""),
-    "accelerator_downloads": lambda value: isinstance(value, bool),
-    "api_server": lambda value: isinstance(value, bool),
-    "api_server_port": _int_in(1, 65535),
-    "api_server_lan": lambda value: isinstance(value, bool),
-    "remote_models": lambda value: isinstance(value, bool),
-    "remote_url": _optional(lambda value: isinstance(value, str) and value.startswith(("http://", "https://"))),
-    "prepare_replies": lambda value: isinstance(value, bool),
-    "use_documents": lambda value: isinstance(value, bool),
-    "document_collections": lambda value: isinstance(value, list) and all(isinstance(v, str) for v in value),
-}
+def _warn(source: str, prefix: str, raw: Mapping[str, Any], problem: Invalid, default: Any) -> None:
+    name = str(problem.loc[0])  # the field itself, also when the problem is an item inside it
+    log.warning("%s: %s%s = %r is not valid (%s); using %r", source, prefix, name, raw[name], problem.msg, default)
 
 
 def _generation_value_ok(name: str, value: Any) -> bool:
-    """The engine's own rules decide what is valid, so the two never disagree."""
+    """The type by the shared validator; the range by the engine's own rules, so the two never disagree."""
+    values, problems = parse_each(GenerationDefaults, {name: value})
+    if problems or name not in values:
+        return False
     if name == "system_prompt":
-        return isinstance(value, str)
-    if name in ("top_k", "max_new_tokens") and not _is_int(value):
-        return False
-    if not _is_number(value):
-        return False
+        return True
     try:
-        dataclasses.replace(GenerationOptions(), **{name: value}).validate()
+        dataclasses.replace(GenerationOptions(), **values).validate()
     except UserFacingError:
         return False
     return True
@@ -158,29 +127,25 @@ def _read_generation(raw: Any, source: str) -> GenerationDefaults:
     if not isinstance(raw, dict):
         log.warning("%s: 'generation' is not an object; using the default generation settings", source)
         return defaults
-    values: dict[str, Any] = {}
-    for f in dataclasses.fields(GenerationDefaults):
-        if f.name not in raw:
-            continue
-        if _generation_value_ok(f.name, raw[f.name]):
-            values[f.name] = float(raw[f.name]) if isinstance(f.default, float) else raw[f.name]
-        else:
-            log.warning("%s: generation.%s = %r is not valid; using %r", source, f.name, raw[f.name], f.default)
+    values, problems = parse_each(GenerationDefaults, raw)
+    for problem in problems:
+        _warn(source, "generation.", raw, problem, getattr(defaults, str(problem.loc[0])))
+    for name, value in list(values.items()):
+        if not _generation_value_ok(name, value):
+            values.pop(name)
+            log.warning("%s: generation.%s = %r is not valid; using %r", source, name, value, getattr(defaults, name))
     return dataclasses.replace(defaults, **values)
 
 
 def settings_from_dict(raw: Mapping[str, Any], source: str = "settings") -> Settings:
-    """Build settings from parsed JSON, replacing anything invalid by its default."""
+    """Build settings from parsed JSON, replacing anything invalid by its default (each field on its own)."""
     settings = Settings()
-    for name, check in _CHECKS.items():
-        if name not in raw:
-            continue
-        if check(raw[name]):
-            setattr(settings, name, raw[name])
-        else:
-            log.warning("%s: %s = %r is not valid; using %r", source, name, raw[name], getattr(settings, name))
+    values, problems = parse_each(Settings, {name: raw[name] for name in _PLAIN if name in raw})
+    for problem in problems:
+        _warn(source, "", raw, problem, getattr(settings, str(problem.loc[0])))
+    settings = dataclasses.replace(settings, **values)
     settings.generation = _read_generation(raw.get("generation"), source)
-    known = {*_CHECKS, "generation", "version"}
+    known = {*_PLAIN, "generation", "version"}
     settings.unknown = {key: value for key, value in raw.items() if key not in known}
     return settings
 
@@ -225,7 +190,7 @@ def _keep_backup(path: Path) -> None:
 def settings_to_dict(settings: Settings) -> dict[str, Any]:
     data: dict[str, Any] = dict(settings.unknown)
     data["version"] = SETTINGS_VERSION
-    data.update({name: getattr(settings, name) for name in _CHECKS})
+    data.update({name: getattr(settings, name) for name in _PLAIN})
     data["generation"] = dataclasses.asdict(settings.generation)
     return data
 

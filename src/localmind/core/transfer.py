@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from localmind import APP_NAME, __version__
 from localmind.core.conversations import (
-    MESSAGE_STATUSES,
-    ROLES,
     Conversation,
     ImportResult,
     Message,
@@ -42,6 +40,7 @@ from localmind.core.conversations import (
 )
 from localmind.core.store import DAMAGED, ConversationStore, StoreError
 from localmind.errors import Phrase, UserFacingError
+from localmind.schema import ABSENT, Invalid, parse, spec
 
 FORMAT = "localmind-conversations"
 FORMAT_VERSION = 1
@@ -157,46 +156,99 @@ def to_json(items: Sequence[Exported]) -> str:
     return json.dumps(to_json_data(items), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
-class _Reader:
-    """Checks one JSON value and says exactly where a problem is."""
+# --- reading: the shapes, checked by LocalMind's shared validator (localmind.schema) ---------------------------------
+# Keys these shapes do not declare are skipped (``extra="ignore"``): a newer LocalMind may add some, as "version" and
+# "versions" were added to messages. ABSENT marks a value whose default depends on another field, filled in below.
 
-    def __init__(self, source: str) -> None:
-        self.source = source
 
-    def fail(self, where: str, problem: str) -> ImportFileError:
-        return ImportFileError.say(
-            "{file} cannot be imported: {where} {problem}.",
-            "Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
-            file=self.source,
-            where=where,
-            problem=problem,
+@dataclass(kw_only=True, slots=True)  # not frozen: built once per message, where frozen costs
+class _VersionIn:
+    content: str
+    stats: dict[str, Any] | None = None
+    status: MessageStatus = "complete"
+    version: int = 0
+    created_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: the message's time
+
+
+@dataclass(kw_only=True, slots=True)
+class _MessageIn:
+    role: Role
+    created_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: the conversation's time
+    content: str
+    stats: dict[str, Any] | None = None
+    versions: list[_VersionIn] = field(default_factory=list)
+    version: int = ABSENT  # default: after the kept versions
+    status: MessageStatus = "complete"
+
+
+@dataclass(kw_only=True, slots=True)
+class _ConversationIn:
+    created_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: now
+    id: str = ""
+    title: str
+    updated_at: float = spec(ABSENT, ge=0, le=LATEST_TIME)  # default: created_at
+    system_prompt: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    messages: list[_MessageIn]
+
+
+@dataclass(kw_only=True, slots=True)
+class _ExportIn:
+    conversations: list[_ConversationIn]  # "format" and "version" are checked before (parse_json)
+
+
+_TIME_PROBLEMS = ("greater_than_equal", "less_than_equal", "finite_number")
+
+
+def _refusal(source: str, where: str, problem: Any) -> ImportFileError:
+    return ImportFileError.say(
+        "{file} cannot be imported: {where} {problem}.",
+        "Use a file made by LocalMind's JSON export (localmind export --format json), unchanged.",
+        file=source,
+        where=where,
+        problem=problem,
+    )
+
+
+def _where(loc: tuple[str | int, ...]) -> str:
+    if len(loc) == 1:
+        return f'"{loc[0]}"'
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def _expected_names(tp: Any) -> list[str]:
+    if get_origin(tp) in (Union, UnionType):
+        return list(dict.fromkeys(name for member in get_args(tp) for name in _expected_names(member)))
+    if tp is type(None):
+        return ["null"]
+    if tp is str or get_origin(tp) is Literal:
+        return [_JSON_NAMES[str]]
+    if tp in (int, float):
+        return [_JSON_NAMES[int]]
+    if tp is list or get_origin(tp) is list:
+        return [_JSON_NAMES[list]]
+    return [_JSON_NAMES[dict]]  # a dict or one of the shapes above
+
+
+def _import_problem(source: str, problem: Invalid) -> ImportFileError:
+    """The shared validator's finding, in the import's own (translated) words."""
+    where, value = _where(problem.loc), problem.value
+    if problem.kind == "missing":
+        return _refusal(source, where, Phrase("is missing"))
+    if problem.kind == "literal_error":
+        allowed = ", ".join(get_args(problem.expected))
+        return _refusal(
+            source, where, Phrase("is {value}, expected one of {allowed}", value=repr(value), allowed=allowed)
         )
-
-    def field(self, obj: dict[str, Any], where: str, name: str, kinds: tuple[type, ...], default: Any = ...) -> Any:
-        path = f"{where}.{name}" if where else f'"{name}"'
-        if name not in obj:
-            if default is ...:
-                raise self.fail(path, Phrase("is missing"))
-            return default
-        value = obj[name]
-        # bool is an int in Python; a JSON true is never a valid number here.
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            names = list(dict.fromkeys("null" if k is type(None) else _JSON_NAMES.get(k, k.__name__) for k in kinds))
-            either = functools.reduce(lambda a, b: Phrase("{first} or {second}", first=a, second=b), names)
-            raise self.fail(path, Phrase("should be {kinds}, not {found}", kinds=either, found=_json_type(value)))
-        return value
-
-    def title(self, obj: dict[str, Any], where: str) -> str:
-        return clean_title(self.field(obj, where, "title", (str,)))
-
-    def time(self, obj: dict[str, Any], where: str, name: str, default: float) -> float:
-        value = self.field(obj, where, name, (int, float), default)
-        if not math.isfinite(value) or not 0 <= value <= LATEST_TIME:
-            raise self.fail(
-                f"{where}.{name}",
-                Phrase("is not a time between 1970 and 9999 in seconds since 1970 ({value})", value=f"{value:.6g}"),
-            )
-        return float(value)
+    if problem.kind in _TIME_PROBLEMS:
+        shown = f"{value:.6g}" if isinstance(value, float) or abs(value) < 10**300 else "∞"
+        return _refusal(
+            source, where, Phrase("is not a time between 1970 and 9999 in seconds since 1970 ({value})", value=shown)
+        )
+    names = _expected_names(problem.expected)
+    either = functools.reduce(lambda a, b: Phrase("{first} or {second}", first=a, second=b), names)
+    return _refusal(source, where, Phrase("should be {kinds}, not {found}", kinds=either, found=_json_type(value)))
 
 
 def clean_title(text: str) -> str:
@@ -232,7 +284,28 @@ def _reject_constant(name: str) -> Any:
 
 def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
     """Check an export completely and return its conversations; :class:`ImportFileError` says what is wrong."""
-    r = _Reader(source)
+    data = _decode(text, source)
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _refusal(source, "version", Phrase("is {value}, expected a whole number", value=repr(version)))
+    if version > FORMAT_VERSION:
+        raise ImportFileError.say(
+            "{file} was made by a newer LocalMind (format version {version}; this one reads {known}).",
+            "Update LocalMind, then import it again.",
+            file=source,
+            version=version,
+            known=FORMAT_VERSION,
+        )
+    try:
+        export = parse(_ExportIn, data, extra="ignore")
+    except Invalid as problem:
+        raise _import_problem(source, problem) from None
+    now = time.time()
+    return [_conversation(raw, now) for raw in export.conversations]
+
+
+def _decode(text: str | bytes, source: str) -> dict[str, Any]:
+    """The file's JSON, if it is JSON with LocalMind's header."""
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except UnicodeDecodeError as exc:
@@ -262,72 +335,32 @@ def parse_json(text: str | bytes, source: str = "The file") -> list[Exported]:
             file=source,
             format=FORMAT,
         )
-    version = data.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise r.fail("version", Phrase("is {value}, expected a whole number", value=repr(version)))
-    if version > FORMAT_VERSION:
-        raise ImportFileError.say(
-            "{file} was made by a newer LocalMind (format version {version}; this one reads {known}).",
-            "Update LocalMind, then import it again.",
-            file=source,
-            version=version,
-            known=FORMAT_VERSION,
-        )
-    conversations = r.field(data, "", "conversations", (list,))
-    now = time.time()
-    return [_read_conversation(r, raw, f"conversations[{i}]", now) for i, raw in enumerate(conversations)]
+    return data
 
 
-def _read_conversation(r: _Reader, raw: Any, where: str, now: float) -> Exported:
-    if not isinstance(raw, dict):
-        raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(raw)))
-    created = r.time(raw, where, "created_at", now)
+def _conversation(raw: _ConversationIn, now: float) -> Exported:
+    created = now if raw.created_at is ABSENT else raw.created_at
     conversation = Conversation(
-        id=r.field(raw, where, "id", (str,), ""),
-        title=r.title(raw, where),
+        id=raw.id,
+        title=clean_title(raw.title),
         created_at=created,
-        updated_at=r.time(raw, where, "updated_at", created),
-        system_prompt=r.field(raw, where, "system_prompt", (str,), ""),
-        settings=r.field(raw, where, "settings", (dict,), {}),
-        model=r.field(raw, where, "model", (str, type(None)), None),
+        updated_at=created if raw.updated_at is ABSENT else raw.updated_at,
+        system_prompt=raw.system_prompt,
+        settings=raw.settings,
+        model=raw.model,
     )
-    messages = [
-        _read_message(r, m, f"{where}.messages[{j}]", conversation, j)
-        for j, m in enumerate(r.field(raw, where, "messages", (list,)))
-    ]
+    messages = [_message(m, conversation, j) for j, m in enumerate(raw.messages)]
     conversation.message_count = len(messages)
     return conversation, messages
 
 
-def _read_status(r: _Reader, m: dict[str, Any], where: str) -> MessageStatus:
-    status = r.field(m, where, "status", (str,), "complete")
-    if status not in MESSAGE_STATUSES:
-        raise r.fail(
-            f"{where}.status",
-            Phrase("is {value}, expected one of {allowed}", value=repr(status), allowed=", ".join(MESSAGE_STATUSES)),
-        )
-    return cast(MessageStatus, status)
-
-
-def _read_message(r: _Reader, m: Any, where: str, conversation: Conversation, position: int) -> Message:
-    if not isinstance(m, dict):
-        raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(m)))
-    role = r.field(m, where, "role", (str,))
-    if role not in ROLES:
-        raise r.fail(
-            f"{where}.role", Phrase("is {value}, expected one of {allowed}", value=repr(role), allowed=", ".join(ROLES))
-        )
-    created = r.time(m, where, "created_at", conversation.created_at)
+def _message(m: _MessageIn, conversation: Conversation, position: int) -> Message:
+    created = conversation.created_at if m.created_at is ABSENT else m.created_at
     # An export made before sources were metadata has the sources line in the text: it comes in without it.
-    content, stats = without_sources_line(
-        r.field(m, where, "content", (str,)), r.field(m, where, "stats", (dict, type(None)), None)
-    )
-    kept = [
-        _read_version(r, v, f"{where}.versions[{k}]", created)
-        for k, v in enumerate(r.field(m, where, "versions", (list,), []))
-    ]
+    content, stats = without_sources_line(m.content, m.stats)
+    kept = [_version(v, created) for v in m.versions]
     # Versions are numbered 0..n-1 here whatever the file says: the one shown keeps its place among them.
-    shown = r.field(m, where, "version", (int,), len(kept))
+    shown = len(kept) if m.version is ABSENT else m.version
     order = sorted([(v.version, 1, v) for v in kept] + [(shown, 0, None)], key=lambda x: (x[0], x[1]))
     number = next(i for i, item in enumerate(order) if item[2] is None)
     renumbered = tuple(replace(item[2], version=i) for i, item in enumerate(order) if item[2] is not None)
@@ -335,10 +368,10 @@ def _read_message(r: _Reader, m: Any, where: str, conversation: Conversation, po
         id=0,
         conversation_id=conversation.id,
         position=position,
-        role=cast(Role, role),
+        role=m.role,
         content=content,
         created_at=created,
-        status=_read_status(r, m, where),
+        status=m.status,
         stats=stats,
         version=number,
         versions=len(renumbered) + 1,
@@ -346,18 +379,13 @@ def _read_message(r: _Reader, m: Any, where: str, conversation: Conversation, po
     )
 
 
-def _read_version(r: _Reader, v: Any, where: str, default_time: float) -> MessageVersion:
-    if not isinstance(v, dict):
-        raise r.fail(where, Phrase("should be an object, not {found}", found=_json_type(v)))
-    content, stats = without_sources_line(
-        r.field(v, where, "content", (str,)), r.field(v, where, "stats", (dict, type(None)), None)
-    )
-    status = _read_status(r, v, where)
+def _version(v: _VersionIn, default_time: float) -> MessageVersion:
+    content, stats = without_sources_line(v.content, v.stats)
     return MessageVersion(
-        version=r.field(v, where, "version", (int,), 0),
+        version=v.version,
         content=content,
-        created_at=r.time(v, where, "created_at", default_time),
-        status="stopped" if status == "streaming" else status,
+        created_at=default_time if v.created_at is ABSENT else v.created_at,
+        status="stopped" if v.status == "streaming" else v.status,
         stats=stats,
     )
 
