@@ -305,6 +305,12 @@ class DocumentsPage(QWidget):
             "damaged": self.tr("The file looks damaged. Save a fresh copy from its own program and add that."),
             "password": self.tr("The PDF is password-protected. Save a copy without the password and add that."),
             "unsupported": self.tr("This kind of file is not supported."),
+            "too_large": self.tr("Too large to index. Split it into smaller files and add those."),
+            "binary": self.tr("This is not text: the file holds binary data (a program, a picture or an archive)."),
+            "garbled": self.tr(
+                "The PDF's text comes out as gibberish (its fonts do not say which letters they draw)."
+                " Print it to a new PDF or run text recognition (OCR), then add that copy."
+            ),
         }.get(kind, "")
 
     def refresh(self) -> None:
