@@ -17,12 +17,8 @@ def ask_only_for_what_the_user_asked() -> None:
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     constants = sys.modules.get("huggingface_hub.constants")
     if constants is not None:  # imported already: it read the variable then
-        constants.HF_HUB_DISABLE_TELEMETRY = os.environ["HF_HUB_DISABLE_TELEMETRY"].upper() in {
-            "1",
-            "ON",
-            "YES",
-            "TRUE",
-        }
+        value = os.environ["HF_HUB_DISABLE_TELEMETRY"].upper() in {"1", "ON", "YES", "TRUE"}
+        setattr(constants, "HF_HUB_DISABLE_TELEMETRY", value)  # noqa: B010  # the module is not typed that far
 
 
 def hub_endpoint() -> str:
