@@ -314,3 +314,22 @@ def test_a_download_stopped_by_a_lost_connection_is_listed_after_a_restart(
         again.rows[MODEL_ID].resume_button.click()
     assert [m.id for m in list_installed()] == [MODEL_ID]
     again.controller.shutdown()
+
+
+def test_catalog_names_get_the_room_and_long_columns_give_way(qtbot: QtBot, page: ModelManagerPage) -> None:
+    """At 1024 px (and narrower) the names are whole; the licence column is narrowed first (its tooltip has it)."""
+    from localmind.ui.model_manager.widgets import fit_widths
+
+    assert fit_widths([100, 50, 400], 1000, 40) == [550, 50, 400]  # room to spare goes to the names
+    assert fit_widths([300, 50, 400, 300], 700, 40) == [300, 50, 175, 175]  # the widest give way first
+    # A short column (sizes: cells 70 wide under a 120 header) keeps its cells whole; the long licence gives way.
+    assert fit_widths([300, 120, 400], 500, 40, cells=[300, 70, 400]) == [300, 100, 100]
+    assert fit_widths([300, 120, 400], 420, 40, cells=[300, 70, 400]) == [300, 70, 50]
+    assert fit_widths([300, 50, 400], 200, 40) == [110, 50, 40]  # too narrow for all: the names last
+    table = page.catalog_table
+    for width in (1024, 760):
+        page.resize(width, 600)
+        qtbot.waitUntil(lambda w=width: table.viewport().width() < w)
+        names = table.sizeHintForColumn(0)
+        assert table.columnWidth(0) >= names, (width, table.columnWidth(0), names)
+        assert sum(table.columnWidth(c) for c in range(table.columnCount())) <= table.viewport().width()
