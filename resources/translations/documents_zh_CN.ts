@@ -128,6 +128,10 @@
         <translation>不支持这种类型的文件。</translation>
     </message>
     <message>
+        <source>General</source>
+        <translation>通用</translation>
+    </message>
+    <message>
         <source>Too large to index. Split it into smaller files and add those.</source>
         <translation>文件太大，无法索引。请把它拆分成较小的文件，再添加这些文件。</translation>
     </message>

@@ -72,7 +72,7 @@ class FilesModel(QAbstractTableModel):
             if column == 0:
                 return record.name if role == Qt.ItemDataRole.DisplayRole else record.path
             if column == 1:
-                return record.collection
+                return self.page.collection_name(record.collection)
             if column == 2:
                 return self.page.state_text(state)
             if record.state == "failed":
@@ -217,8 +217,16 @@ class DocumentsPage(QWidget):
         self.refresh()
 
     # -- adding ----------------------------------------------------------------------------------------------
+    def collection_name(self, name: str) -> str:
+        """A collection as shown: the default one in the UI's language (the index keeps "default")."""
+        return self.tr("General") if name == DEFAULT_COLLECTION else name
+
     def current_collection(self) -> str:
-        return self.collection.currentText().strip() or DEFAULT_COLLECTION
+        text = self.collection.currentText().strip()
+        index = self.collection.findText(text)
+        if index >= 0 and self.collection.itemData(index):
+            return str(self.collection.itemData(index))
+        return text or DEFAULT_COLLECTION
 
     def add_paths(self, paths: list[str]) -> None:
         if paths:
@@ -326,10 +334,10 @@ class DocumentsPage(QWidget):
         self.empty.setVisible(not has_files)
         self.reindex_button.setEnabled(has_files)
         self.remove_button.setEnabled(has_files)
-        names = [self.collection.itemText(i) for i in range(self.collection.count())]
+        names = [self.collection.itemData(i) for i in range(self.collection.count())]
         for name in [DEFAULT_COLLECTION, *self.index.collections()]:
             if name not in names:
-                self.collection.addItem(name)
+                self.collection.addItem(self.collection_name(name), name)
                 names.append(name)
 
     def set_has_embedder(self, has: bool, name: str = "") -> None:
@@ -377,6 +385,9 @@ class DocumentsPage(QWidget):
         self.collection.setAccessibleName(self.tr("Collection"))
         if (line := self.collection.lineEdit()) is not None:
             line.setAccessibleName(self.tr("Collection"))
+        for i in range(self.collection.count()):  # the default collection's name follows the language
+            if self.collection.itemData(i) == DEFAULT_COLLECTION:
+                self.collection.setItemText(i, self.collection_name(DEFAULT_COLLECTION))
         self.reindex_button.setText(self.tr("Re-index"))
         self.remove_button.setText(self.tr("Remove"))
         self.cancel_button.setText(self.tr("Cancel"))
