@@ -281,8 +281,8 @@ def test_a_full_disk_is_one_clear_line(
 
     opened = DocumentIndex.__init__
 
-    def small_disk(self: DocumentIndex, path: Path) -> None:
-        opened(self, path)
+    def small_disk(self: DocumentIndex, path: Path, **options: bool) -> None:
+        opened(self, path, **options)
         pages = self.db.execute("PRAGMA page_count").fetchone()[0]
         self.db.execute(f"PRAGMA max_page_count = {pages + 2}")
 
