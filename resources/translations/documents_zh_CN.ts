@@ -128,6 +128,22 @@
         <translation>不支持这种类型的文件。</translation>
     </message>
     <message>
+        <source>General</source>
+        <translation>通用</translation>
+    </message>
+    <message>
+        <source>Too large to index. Split it into smaller files and add those.</source>
+        <translation>文件太大，无法索引。请把它拆分成较小的文件，再添加这些文件。</translation>
+    </message>
+    <message>
+        <source>This is not text: the file holds binary data (a program, a picture or an archive).</source>
+        <translation>这不是文本：该文件包含二进制数据（程序、图片或压缩包）。</translation>
+    </message>
+    <message>
+        <source>The PDF's text comes out as gibberish (its fonts do not say which letters they draw). Print it to a new PDF or run text recognition (OCR), then add that copy.</source>
+        <translation>该 PDF 的文字读出来是乱码（其字体没有说明所绘制的是哪些字符）。请将其打印为新的 PDF 或进行文字识别（OCR），再添加该副本。</translation>
+    </message>
+    <message>
         <source>Download the embedding model</source>
         <translation>下载嵌入模型</translation>
     </message>
@@ -258,6 +274,57 @@
     <message>
         <source>An embedding model, not a chat model. For search by meaning in your documents use Documents → “Download the embedding model”.</source>
         <translation>这是嵌入模型，不是聊天模型。要在文档中按含义搜索，请在“文档”中点击“下载嵌入模型”。</translation>
+    </message>
+</context>
+<context>
+    <name>engine</name>
+    <message>
+        <source>{path} cannot be opened: it is a link that leads back to itself (a symbolic link loop).</source>
+        <translation>无法打开 {path}：它是一个指回自身的链接（符号链接循环）。</translation>
+    </message>
+    <message>
+        <source>Add the file or folder the link was meant to point to.</source>
+        <translation>请添加该链接本应指向的文件或文件夹。</translation>
+    </message>
+    <message>
+        <source>{path}: the file's name is not valid text (UTF-8), so it was skipped.</source>
+        <translation>{path}：文件名不是有效的文本（UTF-8），已跳过。</translation>
+    </message>
+    <message>
+        <source>Rename the file, then add it again.</source>
+        <translation>请重命名该文件，然后再添加一次。</translation>
+    </message>
+    <message>
+        <source>The document index is in use by another program (another LocalMind?) and could not be written.</source>
+        <translation>文档索引正被另一个程序（另一个 LocalMind？）使用，无法写入。</translation>
+    </message>
+    <message>
+        <source>Wait for it to finish or close it, then try again.</source>
+        <translation>请等它完成或将其关闭，然后重试。</translation>
+    </message>
+    <message>
+        <source>The disk holding the document index ({path}) is full; nothing more could be indexed.</source>
+        <translation>存放文档索引的磁盘（{path}）已满，无法再索引更多内容。</translation>
+    </message>
+    <message>
+        <source>Free some space on that disk, then add the documents again: what was indexed before is kept.</source>
+        <translation>请在该磁盘上腾出一些空间，然后再添加文档：之前已索引的内容会保留。</translation>
+    </message>
+    <message>
+        <source>The document index at {path} cannot be written (the folder or file is read-only).</source>
+        <translation>无法写入 {path} 处的文档索引（文件夹或文件是只读的）。</translation>
+    </message>
+    <message>
+        <source>Make the data folder writable, then try again.</source>
+        <translation>请让数据文件夹可写，然后重试。</translation>
+    </message>
+    <message>
+        <source>The document index at {path} could not be written ({reason}).</source>
+        <translation>无法写入 {path} 处的文档索引（{reason}）。</translation>
+    </message>
+    <message>
+        <source>Try again; if it persists, check the disk for errors.</source>
+        <translation>请重试；如果问题仍然存在，请检查磁盘是否有错误。</translation>
     </message>
 </context>
 </TS>

@@ -96,3 +96,22 @@ def write_corpus(folder: Path) -> dict[str, Path]:
     (folder / "长城.txt").write_text(cjk, encoding="utf-8")
     out["长城.txt"] = folder / "长城.txt"
     return out
+
+
+def write_pdf_without_unicode_map(path: Path, text: str) -> Path:
+    """A PDF whose embedded font has no ToUnicode map (as some old or "print to PDF" tools make them): its text is
+    drawn right, but a reader gets glyph numbers, not letters."""
+    import re
+
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.compress = False
+    pdf.add_font("mono", fname="/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
+    pdf.set_font("mono", size=12)
+    pdf.add_page()
+    pdf.multi_cell(0, 6, text)
+    data = bytes(pdf.output())
+    # Blank the reference (same length, so the cross-reference offsets stay right).
+    path.write_bytes(re.sub(rb"/ToUnicode \d+ 0 R", lambda m: b" " * len(m.group()), data))
+    return path

@@ -197,3 +197,26 @@ def test_a_watched_folder_follows_changes_and_deletions(qtbot: Any, launch: Laun
     qtbot.waitUntil(lambda: not library.search("maritime museum"), timeout=30000)
     assert library.search("Vatnajokull") == [] and Path(library.search("Skaftafell")[0].file).name == "glacier.md"
     assert sorted(r.name for r in library.index.files()) == sorted(p.name for p in corpus.iterdir())
+
+
+def test_the_default_collection_is_named_in_the_ui_language(qtbot: Any, launch: Launch, corpus: Path) -> None:
+    """The index keeps "default"; the page says it in the UI's language (it showed "default" in Chinese)."""
+    from PySide6.QtWidgets import QApplication
+
+    from localmind.ui.i18n import Translations
+
+    mind = launch()
+    page = mind.documents.page
+    translations = Translations.for_app(QApplication.instance())  # type: ignore[arg-type]
+    try:
+        translations.apply("zh_CN")
+        qtbot.waitUntil(lambda: page.collection.currentText() == "通用")
+        drop(page, [corpus / "glacier.md"])
+        wait_idle(qtbot, mind.documents)
+        assert page.index.collections() == ["default"]
+        assert page.files.index(0, 1).data() == "通用"
+        translations.apply("en")
+        qtbot.waitUntil(lambda: page.collection.currentText() == "General")
+        assert page.current_collection() == "default"
+    finally:
+        translations.apply("en")

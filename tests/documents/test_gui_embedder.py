@@ -75,7 +75,7 @@ def test_the_button_downloads_the_embedding_model_and_documents_use_it(
         Qt.ItemDataRole.UserRole) == E5_ID)  # fmt: skip
     assert "Documents" in manager.installed_table.item(row, 3).text()
     mind.window.refresh_model_menu()
-    names = [a.text() for a in mind.window._model_actions]  # installed models only (the tiny one is a folder)
+    names = [a.text() for a in mind.window.header._model_actions]  # installed models only (the tiny one is a folder)
     assert not any("E5" in n for n in names), names
     assert mind.session.model is not None and Path(mind.session.model.model_dir).name != E5_ID
 

@@ -272,3 +272,64 @@ def test_a_hanging_lookup_can_be_replaced_or_stopped_and_its_late_answer_is_drop
     # And a new lookup after Stop works as before.
     find_repo(qtbot, page, REPO)
     assert page.repo_folders.isEnabled() and page.repo_find.text() == "Find"
+
+
+def test_a_download_stopped_by_a_lost_connection_is_listed_after_a_restart(
+    qtbot: QtBot, hub: FakeHub, page: ModelManagerPage
+) -> None:
+    """The row promises "what was downloaded is kept", in the UI's language and naming the button as it reads; after
+    a restart the download is still there to resume."""
+    import re
+
+    find_repo(qtbot, page, REPO)
+    hub.faults.stall_after[f"{DEVICE_FOLDER}/weights.bin"] = [100_000] + [0] * 20  # the line goes dead
+    page.controller.settings = fast_settings(hub, stall_timeout_s=0.2)
+    translations = Translations.for_app(QApplication.instance())  # type: ignore[arg-type]
+    translations.apply("zh_CN")
+    try:
+        statuses: list[str] = []
+        page.controller.progress.connect(lambda key, p: statuses.append(page.rows[key].detail.text()))
+        with qtbot.waitSignal(page.controller.download_failed, timeout=20_000):
+            page.repo_download.click()
+        row = page.rows[MODEL_ID]
+        assert row.resume_button.text() == "继续" and "“继续”" in row.detail.text(), row.detail.text()
+        lines = [t.replace("Hugging Face", "") for t in [*statuses, row.detail.text()]]
+        english = [t for t in lines if re.search(r"\b(?!MB|KB|GB|s\b)[A-Za-z]{3,}", t)]
+        assert len(statuses) > 3 and english == [], english  # retry and stop lines are Chinese (names aside)
+    finally:
+        translations.apply("en")
+    page.controller.shutdown()
+
+    again = ModelManagerPage(
+        settings=fast_settings(hub),
+        machine=MachineInfo(total_ram_bytes=16 * GB, free_disk_bytes=200 * GB),
+        confirm=lambda title, detail: True,
+        ask_token=lambda: TOKEN,
+        open_folder=lambda path: None,
+    )
+    qtbot.addWidget(again)
+    assert MODEL_ID in again.rows, list(again.rows)
+    hub.faults.stall_after.clear()
+    with qtbot.waitSignal(again.controller.download_succeeded, timeout=20_000):
+        again.rows[MODEL_ID].resume_button.click()
+    assert [m.id for m in list_installed()] == [MODEL_ID]
+    again.controller.shutdown()
+
+
+def test_catalog_names_get_the_room_and_long_columns_give_way(qtbot: QtBot, page: ModelManagerPage) -> None:
+    """At 1024 px (and narrower) the names are whole; the licence column is narrowed first (its tooltip has it)."""
+    from localmind.ui.model_manager.widgets import fit_widths
+
+    assert fit_widths([100, 50, 400], 1000, 40) == [550, 50, 400]  # room to spare goes to the names
+    assert fit_widths([300, 50, 400, 300], 700, 40) == [300, 50, 175, 175]  # the widest give way first
+    # A short column (sizes: cells 70 wide under a 120 header) keeps its cells whole; the long licence gives way.
+    assert fit_widths([300, 120, 400], 500, 40, cells=[300, 70, 400]) == [300, 100, 100]
+    assert fit_widths([300, 120, 400], 420, 40, cells=[300, 70, 400]) == [300, 70, 50]
+    assert fit_widths([300, 50, 400], 200, 40) == [110, 50, 40]  # too narrow for all: the names last
+    table = page.catalog_table
+    for width in (1024, 760):
+        page.resize(width, 600)
+        qtbot.waitUntil(lambda w=width: table.viewport().width() < w)
+        names = table.sizeHintForColumn(0)
+        assert table.columnWidth(0) >= names, (width, table.columnWidth(0), names)
+        assert sum(table.columnWidth(c) for c in range(table.columnCount())) <= table.viewport().width()

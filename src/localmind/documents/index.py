@@ -10,6 +10,7 @@ content hash changed too.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from localmind.documents.chunking import TokenCounter, approximate_tokens, chunk_pages, search_text
+from localmind.documents.extract import Cancelled as Cancelled  # raised by index_files: callers catch it here
 from localmind.documents.extract import ExtractionError, extract, is_supported
 from localmind.errors import UserFacingError
 from localmind.paths import private_dir, private_file
@@ -54,6 +56,34 @@ _SCHEMA = [
 
 class DocumentIndexError(UserFacingError):
     """The document index could not be opened or written."""
+
+
+def _storage_error(path: Path, exc: BaseException) -> DocumentIndexError:
+    """One clear sentence for what SQLite or the disk said while writing the index."""
+    reason = str(exc).lower()
+    if "locked" in reason or "busy" in reason:
+        return DocumentIndexError.say(
+            "The document index is in use by another program (another LocalMind?) and could not be written.",
+            "Wait for it to finish or close it, then try again.",
+        )
+    if "full" in reason or getattr(exc, "errno", None) == errno.ENOSPC:
+        return DocumentIndexError.say(
+            "The disk holding the document index ({path}) is full; nothing more could be indexed.",
+            "Free some space on that disk, then add the documents again: what was indexed before is kept.",
+            path=path.parent,
+        )
+    if "readonly" in reason or "read-only" in reason or getattr(exc, "errno", None) in (errno.EACCES, errno.EROFS):
+        return DocumentIndexError.say(
+            "The document index at {path} cannot be written (the folder or file is read-only).",
+            "Make the data folder writable, then try again.",
+            path=path,
+        )
+    return DocumentIndexError.say(
+        "The document index at {path} could not be written ({reason}).",
+        "Try again; if it persists, check the disk for errors.",
+        path=path,
+        reason=exc,
+    )
 
 
 @dataclass(frozen=True)
@@ -90,10 +120,6 @@ class AddResult:
         }
 
 
-class Cancelled(Exception):
-    pass
-
-
 Embed = Callable[[list[str]], "list[bytes]"]  # passages → float32 vectors as bytes
 
 
@@ -105,11 +131,36 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _resolve(raw: Path) -> Path:
+    try:
+        return raw.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: "Symlink loop" (Python < 3.13)
+        raise UserFacingError.say(
+            "{path} cannot be opened: it is a link that leads back to itself (a symbolic link loop).",
+            "Add the file or folder the link was meant to point to.",
+            path=raw,
+        ) from exc
+
+
+def has_text_name(path: Path) -> bool:
+    """The path is valid text (UTF-8): what the index stores and the window shows."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(path: Path) -> str:
+    """A path that may hold bytes that are not UTF-8, printable (those bytes as "\ufffd")."""
+    return os.fsencode(path).decode("utf-8", errors="replace")
+
+
 def expand(paths: Iterable[Path]) -> Iterator[Path]:
     """Supported files under ``paths`` (folders walked, hidden entries skipped), each once, in a stable order."""
     seen: set[Path] = set()
     for raw in paths:
-        path = raw.expanduser().resolve()
+        path = _resolve(raw)
         if path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -160,6 +211,7 @@ class DocumentIndex:
         except sqlite3.DatabaseError as exc:
             raise _open_error(path, exc, read_only) from exc
         self.lock = threading.RLock()
+        self.skipped: list[tuple[str, str]] = []  # (name, why) of files ``enqueue`` could not record
 
     def _migrate(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -191,10 +243,16 @@ class DocumentIndex:
         try:
             yield
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+                self.db.execute("ROLLBACK")
             raise
-        self.db.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
-        self.db.execute("COMMIT")
+        try:
+            self.db.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            self.db.execute("COMMIT")
+        except sqlite3.Error:  # a full disk fails the commit: leave no transaction open behind the error
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
 
     def generation(self) -> int:
         """Changes with every committed write: caches of vectors compare it."""
@@ -239,11 +297,25 @@ class DocumentIndex:
     def enqueue(self, paths: Iterable[Path], collection: str = DEFAULT_COLLECTION) -> list[Path]:
         """Record files (folders expanded and remembered for watching) as waiting; returns them in order."""
         paths = list(paths)
-        files = list(expand(paths))
+        files = []
+        for file in expand(paths):
+            if has_text_name(file):
+                files.append(file)
+            else:
+                self.skipped.append(
+                    (
+                        shown_name(file),
+                        UserFacingError.say(
+                            "{path}: the file's name is not valid text (UTF-8), so it was skipped.",
+                            "Rename the file, then add it again.",
+                            path=shown_name(file),
+                        ).message,
+                    )
+                )
         with self.lock, self.transaction():
             for path in paths:
-                resolved = path.expanduser().resolve()
-                if resolved.is_dir():
+                resolved = _resolve(path)
+                if resolved.is_dir() and has_text_name(resolved):
                     self.db.execute("INSERT OR REPLACE INTO folders VALUES (?, ?)", (str(resolved), collection))
             for file in files:
                 self.db.execute(
@@ -265,8 +337,15 @@ class DocumentIndex:
         cancelled: Callable[[], bool] | None = None,
     ) -> AddResult:
         """Index ``paths`` (files or folders); unchanged files cost a ``stat`` each."""
-        files = self.enqueue(paths, collection)
-        return self.index_files(files, count=count, embed=embed, model=model, progress=progress, cancelled=cancelled)
+        self.skipped = []
+        try:
+            files = self.enqueue(paths, collection)
+        except (sqlite3.OperationalError, OSError) as exc:
+            raise _storage_error(self.path, exc) from exc
+        result = self.index_files(files, count=count, embed=embed, model=model, progress=progress, cancelled=cancelled)
+        assert result.failed is not None
+        result.failed[:0] = self.skipped
+        return result
 
     def index_files(
         self,
@@ -284,7 +363,10 @@ class DocumentIndex:
                 raise Cancelled
             if progress is not None:
                 progress(done, len(files), file)
-            self.index_file(file, result, count=count, embed=embed, model=model)
+            try:
+                self.index_file(file, result, count=count, embed=embed, model=model, cancelled=cancelled)
+            except sqlite3.OperationalError as exc:
+                raise _storage_error(self.path, exc) from exc
         if progress is not None and files:
             progress(len(files), len(files), files[-1])
         return result
@@ -297,7 +379,9 @@ class DocumentIndex:
         count: TokenCounter = approximate_tokens,
         embed: Embed | None = None,
         model: str = "",
+        cancelled: Callable[[], bool] | None = None,
     ) -> None:
+        """Index one file; ``cancelled()`` is asked between its pages, passages and embedding batches."""
         row = self.db.execute("SELECT id, size, mtime, sha256, state, chunks FROM files WHERE path = ?", (str(path),))
         found = row.fetchone()
         if found is None:
@@ -314,28 +398,33 @@ class DocumentIndex:
         if state == "indexed" and (st.st_size, st.st_mtime) == (size, mtime):
             result.unchanged_files += 1
             return
-        digest = file_digest(path)
-        if state == "indexed" and digest == sha:
-            with self.lock, self.transaction():  # touched, not changed: remember the new time, keep the passages
-                self.db.execute("UPDATE files SET size = ?, mtime = ? WHERE id = ?", (st.st_size, st.st_mtime, file_id))
-            result.unchanged_files += 1
-            return
         try:
-            pages = extract(path)
-        except ExtractionError as exc:
-            with self.lock, self.transaction():
-                removed = self._delete_chunks(file_id)
-                self.db.execute(
-                    "UPDATE files SET state = 'failed', error = ?, error_kind = ?, size = ?, mtime = ?, sha256 = ?,"
-                    " chunks = 0, pages = 0 WHERE id = ?",
-                    (str(exc), exc.kind, st.st_size, st.st_mtime, digest, file_id),
-                )
-            result.removed_chunks += removed
-            assert result.failed is not None
-            result.failed.append((str(path), str(exc)))
+            digest = file_digest(path)
+            if state == "indexed" and digest == sha:
+                with self.lock, self.transaction():  # touched, not changed: remember the new time, keep the passages
+                    self.db.execute(
+                        "UPDATE files SET size = ?, mtime = ? WHERE id = ?", (st.st_size, st.st_mtime, file_id)
+                    )
+                result.unchanged_files += 1
+                return
+            pages = extract(path, cancelled)
+        except OSError as exc:  # the file cannot be read (while hashing it)
+            self._record_failure(
+                file_id,
+                st,
+                "",
+                ExtractionError(f"{path.name}: could not read the file ({exc.strerror or exc})."),
+                result,
+                path,
+            )
             return
-        chunks = chunk_pages(pages, count)
-        vectors = embed([c.text for c in chunks]) if embed is not None and chunks else []
+        except ExtractionError as exc:
+            self._record_failure(file_id, st, digest, exc, result, path)
+            return
+        page_count = len(pages)
+        chunks = chunk_pages(pages, count, cancelled=cancelled)
+        del pages
+        vectors = _embed_in_batches(embed, [c.text for c in chunks], cancelled) if embed is not None else []
         with self.lock, self.transaction():
             removed = self._delete_chunks(file_id)
             for ord_, chunk in enumerate(chunks):
@@ -351,7 +440,7 @@ class DocumentIndex:
             self.db.execute(
                 "UPDATE files SET state = 'indexed', error = '', error_kind = '', size = ?, mtime = ?, sha256 = ?, pages = ?,"
                 " chunks = ?, indexed_at = ? WHERE id = ?",
-                (st.st_size, st.st_mtime, digest, len(pages), len(chunks), time.time(), file_id),
+                (st.st_size, st.st_mtime, digest, page_count, len(chunks), time.time(), file_id),
             )
         if state == "indexed" or old_chunks:
             result.updated_files += 1
@@ -359,6 +448,20 @@ class DocumentIndex:
             result.added_files += 1
         result.added_chunks += len(chunks)
         result.removed_chunks += removed
+
+    def _record_failure(
+        self, file_id: int, st: os.stat_result, digest: str, exc: ExtractionError, result: AddResult, path: Path
+    ) -> None:
+        with self.lock, self.transaction():
+            removed = self._delete_chunks(file_id)
+            self.db.execute(
+                "UPDATE files SET state = 'failed', error = ?, error_kind = ?, size = ?, mtime = ?, sha256 = ?,"
+                " chunks = 0, pages = 0 WHERE id = ?",
+                (str(exc), exc.kind, st.st_size, st.st_mtime, digest, file_id),
+            )
+        result.removed_chunks += removed
+        assert result.failed is not None
+        result.failed.append((str(path), str(exc)))
 
     def forget(self, paths: Iterable[Path]) -> tuple[int, int]:
         """Remove files — or everything under a folder — with their passages and vectors. (files, chunks)."""
@@ -382,10 +485,13 @@ class DocumentIndex:
         return files, chunks
 
     def add_vectors(self, rows: list[tuple[int, bytes]], model: str) -> None:
-        with self.lock, self.transaction():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(cid, model, vec) for cid, vec in rows]
-            )
+        try:
+            with self.lock, self.transaction():
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(cid, model, vec) for cid, vec in rows]
+                )
+        except sqlite3.OperationalError as exc:
+            raise _storage_error(self.path, exc) from exc
 
     def chunks_without_vectors(self, model: str, limit: int = 256) -> list[tuple[int, str]]:
         return list(
@@ -425,6 +531,18 @@ def _open_error(path: Path, exc: sqlite3.DatabaseError, read_only: bool) -> Docu
         path=path,
         reason=exc,
     )
+
+
+EMBED_BATCH = 32  # passages embedded between two looks at ``cancelled()`` (well under a second on a CPU)
+
+
+def _embed_in_batches(embed: Embed, texts: list[str], cancelled: Callable[[], bool] | None) -> list[bytes]:
+    vectors: list[bytes] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        if cancelled is not None and cancelled():
+            raise Cancelled
+        vectors.extend(embed(texts[start : start + EMBED_BATCH]))
+    return vectors
 
 
 def _escape_like(pattern: str) -> str:

@@ -72,7 +72,7 @@ class FilesModel(QAbstractTableModel):
             if column == 0:
                 return record.name if role == Qt.ItemDataRole.DisplayRole else record.path
             if column == 1:
-                return record.collection
+                return self.page.collection_name(record.collection)
             if column == 2:
                 return self.page.state_text(state)
             if record.state == "failed":
@@ -110,87 +110,10 @@ class DocumentsPage(QWidget):
         self.subtitle.setObjectName("PageSubtitle")
         self.subtitle.setWordWrap(True)
         self.embedder_name = embedder_name  # the embedding model in use, shown when there is one
-        self.embedder_note = QLabel()
-        self.embedder_note.setObjectName("NoticeText")
-        self.embedder_note.setWordWrap(True)
-        self.embedder_note.setTextFormat(Qt.TextFormat.PlainText)
-        self.get_embedder_button = QPushButton()
-        self.get_embedder_button.setObjectName("SecondaryButton")
-        self.get_embedder_button.clicked.connect(self.get_embedding_model_requested)
-        self.embedder_row = QWidget()
-        embedder_layout = QHBoxLayout(self.embedder_row)
-        embedder_layout.setContentsMargins(0, 0, 0, 0)
-        embedder_layout.addWidget(self.embedder_note, 1)
-        embedder_layout.addWidget(self.get_embedder_button, 0, Qt.AlignmentFlag.AlignVCenter)
-        self.get_embedder_button.setVisible(not has_embedder)
-
-        self.add_files_button = QPushButton()
-        self.add_files_button.setObjectName("PrimaryButton")
-        self.add_files_button.clicked.connect(self.choose_files)
-        self.add_folder_button = QPushButton()
-        self.add_folder_button.setObjectName("SecondaryButton")
-        self.add_folder_button.clicked.connect(self.choose_folder)
-        self.collection_label = QLabel()
-        self.collection = QComboBox()
-        self.collection.setEditable(True)
-        self.collection.setMinimumWidth(140)
-        self.reindex_button = QPushButton()
-        self.reindex_button.setObjectName("SecondaryButton")
-        self.reindex_button.clicked.connect(self.reindex_selected)
-        self.remove_button = QPushButton()
-        self.remove_button.setObjectName("SecondaryButton")
-        self.remove_button.clicked.connect(self.remove_selected)
-
-        tools = QHBoxLayout()
-        tools.addWidget(self.add_files_button)
-        tools.addWidget(self.add_folder_button)
-        tools.addSpacing(12)
-        tools.addWidget(self.collection_label)
-        tools.addWidget(self.collection)
-        tools.addStretch(1)
-        tools.addWidget(self.reindex_button)
-        tools.addWidget(self.remove_button)
-
-        self.progress = QProgressBar()
-        self.progress.setObjectName("BusyBar")
-        self.progress.setTextVisible(False)
-        self.progress.setMaximumHeight(6)
-        self.progress_label = QLabel()
-        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.cancel_button = QPushButton()
-        self.cancel_button.setObjectName("SecondaryButton")
-        self.cancel_button.clicked.connect(self.service.cancel)
-        progress_row = QHBoxLayout()
-        progress_row.addWidget(self.progress_label, 1)
-        progress_row.addWidget(self.cancel_button)
-        self.progress_box = QWidget()
-        box = QVBoxLayout(self.progress_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addLayout(progress_row)
-        box.addWidget(self.progress)
-        self.progress_box.setVisible(False)
-
-        self.files = FilesModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.files)
-        self.table.setObjectName("DocumentsTable")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setShowGrid(False)
-        self.table.setWordWrap(False)
-        self.table.setAlternatingRowColors(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)  # the details (an error says why a file failed) get what is left
-        header.resizeSection(0, 280)
-        header.resizeSection(1, 110)
-        header.resizeSection(2, 90)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.empty = QLabel()
-        self.empty.setObjectName("EmptyHint")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
+        self._make_embedder_row(has_embedder)
+        tools = self._make_tools()
+        self._make_progress()
+        self._make_table()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(32, 24, 32, 24)
@@ -216,9 +139,110 @@ class DocumentsPage(QWidget):
         self.retranslate()
         self.refresh()
 
+    def _make_embedder_row(self, has_embedder: bool) -> None:
+        self.embedder_note = QLabel()
+        self.embedder_note.setObjectName("NoticeText")
+        self.embedder_note.setWordWrap(True)
+        self.embedder_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.get_embedder_button = QPushButton()
+        self.get_embedder_button.setObjectName("SecondaryButton")
+        self.get_embedder_button.clicked.connect(self.get_embedding_model_requested)
+        self.embedder_row = QWidget()
+        embedder_layout = QHBoxLayout(self.embedder_row)
+        embedder_layout.setContentsMargins(0, 0, 0, 0)
+        embedder_layout.addWidget(self.embedder_note, 1)
+        embedder_layout.addWidget(self.get_embedder_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.get_embedder_button.setVisible(not has_embedder)
+
+    def _make_tools(self) -> QVBoxLayout:
+        """Two rows (adding; the collection and what to do with the selected files): one row was wider than the
+        window at 150 %, which then scrolled sideways and cut the text mid-word."""
+        self.add_files_button = QPushButton()
+        self.add_files_button.setObjectName("PrimaryButton")
+        self.add_files_button.clicked.connect(self.choose_files)
+        self.add_folder_button = QPushButton()
+        self.add_folder_button.setObjectName("SecondaryButton")
+        self.add_folder_button.clicked.connect(self.choose_folder)
+        self.collection_label = QLabel()
+        self.collection = QComboBox()
+        self.collection.setEditable(True)
+        self.collection.setMinimumWidth(120)
+        self.reindex_button = QPushButton()
+        self.reindex_button.setObjectName("SecondaryButton")
+        self.reindex_button.clicked.connect(self.reindex_selected)
+        self.remove_button = QPushButton()
+        self.remove_button.setObjectName("SecondaryButton")
+        self.remove_button.clicked.connect(self.remove_selected)
+
+        adding = QHBoxLayout()
+        adding.addWidget(self.add_files_button)
+        adding.addWidget(self.add_folder_button)
+        adding.addStretch(1)
+        managing = QHBoxLayout()
+        managing.addWidget(self.collection_label)
+        managing.addWidget(self.collection)
+        managing.addStretch(1)
+        managing.addWidget(self.reindex_button)
+        managing.addWidget(self.remove_button)
+        tools = QVBoxLayout()
+        tools.addLayout(adding)
+        tools.addLayout(managing)
+        return tools
+
+    def _make_progress(self) -> None:
+        self.progress = QProgressBar()
+        self.progress.setObjectName("BusyBar")
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(6)
+        self.progress_label = QLabel()
+        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.cancel_button = QPushButton()
+        self.cancel_button.setObjectName("SecondaryButton")
+        self.cancel_button.clicked.connect(self.service.cancel)
+        progress_row = QHBoxLayout()
+        progress_row.addWidget(self.progress_label, 1)
+        progress_row.addWidget(self.cancel_button)
+        self.progress_box = QWidget()
+        box = QVBoxLayout(self.progress_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addLayout(progress_row)
+        box.addWidget(self.progress)
+        self.progress_box.setVisible(False)
+
+    def _make_table(self) -> None:
+        self.files = FilesModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.files)
+        self.table.setObjectName("DocumentsTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)  # the details (an error says why a file failed) get what is left
+        header.resizeSection(0, 280)
+        header.resizeSection(1, 110)
+        header.resizeSection(2, 90)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.empty = QLabel()
+        self.empty.setObjectName("EmptyHint")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+
     # -- adding ----------------------------------------------------------------------------------------------
+    def collection_name(self, name: str) -> str:
+        """A collection as shown: the default one in the UI's language (the index keeps "default")."""
+        return self.tr("General") if name == DEFAULT_COLLECTION else name
+
     def current_collection(self) -> str:
-        return self.collection.currentText().strip() or DEFAULT_COLLECTION
+        text = self.collection.currentText().strip()
+        index = self.collection.findText(text)
+        if index >= 0 and self.collection.itemData(index):
+            return str(self.collection.itemData(index))
+        return text or DEFAULT_COLLECTION
 
     def add_paths(self, paths: list[str]) -> None:
         if paths:
@@ -305,6 +329,12 @@ class DocumentsPage(QWidget):
             "damaged": self.tr("The file looks damaged. Save a fresh copy from its own program and add that."),
             "password": self.tr("The PDF is password-protected. Save a copy without the password and add that."),
             "unsupported": self.tr("This kind of file is not supported."),
+            "too_large": self.tr("Too large to index. Split it into smaller files and add those."),
+            "binary": self.tr("This is not text: the file holds binary data (a program, a picture or an archive)."),
+            "garbled": self.tr(
+                "The PDF's text comes out as gibberish (its fonts do not say which letters they draw)."
+                " Print it to a new PDF or run text recognition (OCR), then add that copy."
+            ),
         }.get(kind, "")
 
     def refresh(self) -> None:
@@ -320,10 +350,10 @@ class DocumentsPage(QWidget):
         self.empty.setVisible(not has_files)
         self.reindex_button.setEnabled(has_files)
         self.remove_button.setEnabled(has_files)
-        names = [self.collection.itemText(i) for i in range(self.collection.count())]
+        names = [self.collection.itemData(i) for i in range(self.collection.count())]
         for name in [DEFAULT_COLLECTION, *self.index.collections()]:
             if name not in names:
-                self.collection.addItem(name)
+                self.collection.addItem(self.collection_name(name), name)
                 names.append(name)
 
     def set_has_embedder(self, has: bool, name: str = "") -> None:
@@ -371,6 +401,9 @@ class DocumentsPage(QWidget):
         self.collection.setAccessibleName(self.tr("Collection"))
         if (line := self.collection.lineEdit()) is not None:
             line.setAccessibleName(self.tr("Collection"))
+        for i in range(self.collection.count()):  # the default collection's name follows the language
+            if self.collection.itemData(i) == DEFAULT_COLLECTION:
+                self.collection.setItemText(i, self.collection_name(DEFAULT_COLLECTION))
         self.reindex_button.setText(self.tr("Re-index"))
         self.remove_button.setText(self.tr("Remove"))
         self.cancel_button.setText(self.tr("Cancel"))

@@ -327,3 +327,35 @@ def test_already_installed_and_concurrent_downloads(hub: FakeHub, settings: HubS
     ):
         DownloadJob(DownloadRequest(REPO, model_id="other"), settings=settings).run()
     assert [m.id for m in list_installed()] == [MODEL_ID]
+
+
+def test_a_download_stopped_before_its_files_were_known_is_kept_to_resume(hub: FakeHub, settings: HubSettings) -> None:
+    """The connection lost while the repo was listed: no plan yet, but the download is still listed (a restart reads
+    the disk) and resumes from what was asked."""
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}"  # bound, not listening: connections are refused
+        with pytest.raises(HubError):
+            job(fast_settings(hub, endpoint=dead, connect_timeout_s=0.5)).run()
+    unfinished = list_unfinished()
+    assert [(u.model_id, u.repo, u.done_bytes) for u in unfinished] == [(MODEL_ID, REPO, 0)]
+    assert unfinished[0].request() == DownloadRequest(REPO, model_id=MODEL_ID, name="Tiny")
+    DownloadJob(unfinished[0].request(), settings=settings).run()
+    check_installed_matches_hub(hub)
+    assert list_unfinished() == []
+    assert not any(p.name.startswith(".localmind-request") for p in get_installed(MODEL_ID).folder.iterdir())
+
+
+def test_a_download_cancelled_or_refused_before_its_files_were_known_leaves_nothing(
+    hub: FakeHub, settings: HubSettings
+) -> None:
+    control = TransferControl()
+    control.cancel()
+    with pytest.raises(DownloadStopped):
+        job(settings, control=control).run()
+    with pytest.raises(HubError):
+        DownloadJob(DownloadRequest("localmind-tests/no-such-repo", model_id="nothing"), settings=settings).run()
+    assert list_unfinished() == []
+    assert not staging().exists() and not (paths.staging_dir() / "nothing").exists()

@@ -3,6 +3,12 @@
 No Qt here: the window runs these in a worker thread, the terminal directly.
 """
 
+from localmind.core.hub.settings import ask_only_for_what_the_user_asked
+
+ask_only_for_what_the_user_asked()  # before huggingface_hub is imported below
+
+# ruff: noqa: E402
+
 from localmind.core.hub.control import TransferControl
 from localmind.core.hub.download import (
     DownloadJob,

@@ -28,7 +28,13 @@ from localmind.core.hub.embedding import (
     finish_embedding_folder,
     plan_embedding,
 )
-from localmind.core.hub.errors import AlreadyInstalledError, DownloadStopped, HubError, NotEnoughDiskError
+from localmind.core.hub.errors import (
+    AlreadyInstalledError,
+    DownloadStopped,
+    HubError,
+    HubUnreachableError,
+    NotEnoughDiskError,
+)
 from localmind.core.hub.installed import InstalledModel, discard_folder, get_installed, install_staged
 from localmind.core.hub.listing import CONFIG_NAME, RemoteFile, RepoListing, check_repo_id, list_repo
 from localmind.core.hub.lock import DownloadLock
@@ -59,6 +65,9 @@ from localmind.errors import UserFacingError
 log = logging.getLogger(__name__)
 
 PLAN_NAME = ".localmind-download.json"
+# What was asked, written when a download starts (before the Hub is asked anything): a download stopped before its
+# plan was written (the connection lost while listing the repo) is still listed, and resumed, after a restart.
+REQUEST_NAME = ".localmind-request.json"
 XET_SCRATCH = ".xet"
 
 
@@ -182,7 +191,7 @@ def files_of_folder(listing: RepoListing, folder: str) -> list[tuple[RemoteFile,
         if (
             relative in (".gitattributes",)
             or relative.endswith(PART_SUFFIX)
-            or relative.startswith((XET_SCRATCH + "/", PLAN_NAME))
+            or relative.startswith((XET_SCRATCH + "/", PLAN_NAME, REQUEST_NAME))
         ):
             continue
         result.append((file, check_listed_path(listing.repo, relative)))
@@ -201,8 +210,11 @@ class UnfinishedDownload:
     variant: str | None = None
     kind: str = "chat"
     embedding: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    requested: DownloadRequest | None = None  # as asked, when it stopped before its plan was written
 
     def request(self) -> DownloadRequest:
+        if self.requested is not None:
+            return self.requested
         return DownloadRequest(
             repo=self.repo,
             revision=self.revision,
@@ -221,6 +233,32 @@ def _read_plan(staging: Path) -> dict[str, object] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def _read_request(staging: Path) -> DownloadRequest | None:
+    try:
+        data = json.loads((staging / REQUEST_NAME).read_text(encoding="utf-8"))
+        request = DownloadRequest(**{k: v for k, v in data.items() if k in DownloadRequest.__dataclass_fields__})
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return request if isinstance(request.repo, str) and request.model_id == staging.name else None
+
+
+def _unfinished_request(staging: Path, request: DownloadRequest) -> UnfinishedDownload:
+    """A download that stopped before it knew its files: nothing downloaded yet, resumed from the request."""
+    return UnfinishedDownload(
+        model_id=staging.name,
+        name=request.name or staging.name,
+        repo=request.repo,
+        revision=request.revision,
+        folder=request.folder or "",
+        done_bytes=0,
+        total_bytes=0,
+        variant=request.variant,
+        kind=request.kind,
+        embedding=request.embedding,
+        requested=request,
+    )
 
 
 def _bytes_present(staging: Path, files: dict[str, object]) -> int:
@@ -242,8 +280,12 @@ def list_unfinished() -> list[UnfinishedDownload]:
         return []
     found = []
     for staging in sorted(root.iterdir()):
-        plan = _read_plan(staging) if staging.is_dir() and not staging.name.startswith(".") else None
+        if not staging.is_dir() or staging.name.startswith("."):
+            continue
+        plan = _read_plan(staging)
         if plan is None:
+            if (request := _read_request(staging)) is not None:
+                found.append(_unfinished_request(staging, request))
             continue
         files = plan.get("files")
         try:
@@ -301,6 +343,34 @@ class DownloadJob:
         self.model_id: str | None = request.model_id
 
     def run(self) -> InstalledModel:
+        """Download and install; a download stopped by the network stays listed (``list_unfinished``) to resume."""
+        staging = self._remember_request()
+        try:
+            return self._run()
+        except HubUnreachableError:
+            raise  # kept, with what was asked: listed after a restart, resumed from there
+        except BaseException as exc:
+            kept = isinstance(exc, DownloadStopped) and exc.reason != CANCEL
+            if staging is not None and not kept and not (staging / PLAN_NAME).exists():
+                discard_folder(staging)  # stopped before anything was downloaded: nothing to resume
+            raise
+
+    def _remember_request(self) -> Path | None:
+        """Write what was asked into the download's staging folder, unless it has begun there already."""
+        model_id = self.request.model_id
+        if model_id is None or not valid_model_id(model_id) or get_installed(model_id) is not None:
+            return None
+        staging = paths.staging_dir() / model_id
+        if (staging / PLAN_NAME).exists():
+            return None
+        staging.mkdir(parents=True, exist_ok=True)
+        record = {k: (dict(v) if k == "embedding" else v) for k, v in self.request.__dict__.items()}
+        tmp = staging / (REQUEST_NAME + ".tmp")
+        tmp.write_text(json.dumps(record, indent=2), encoding="utf-8")
+        tmp.replace(staging / REQUEST_NAME)
+        return staging
+
+    def _run(self) -> InstalledModel:
         request = self.request
         repo = check_repo_id(request.repo)
         if request.model_id is not None and not valid_model_id(request.model_id):
@@ -485,6 +555,7 @@ class DownloadJob:
     ) -> InstalledModel:
         discard_folder(staging / XET_SCRATCH)
         (staging / PLAN_NAME).unlink(missing_ok=True)
+        (staging / REQUEST_NAME).unlink(missing_ok=True)
         try:
             if self.request.kind != "embedding":  # an embedding model was checked by running it (no genai_config)
                 validate_model_folder(staging)

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from dataclasses import dataclass
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
+
+
+def ask_only_for_what_the_user_asked() -> None:
+    """Switch off what huggingface_hub sends on its own: telemetry in its User-Agent (the torch version) and its
+    AI-agent detection, which fetches ``/api/agent-harnesses`` from the Hub in every session. LocalMind's promise is
+    that nothing leaves unless the user asks; a user who sets ``HF_HUB_DISABLE_TELEMETRY`` decides for themselves."""
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None:  # imported already: it read the variable then
+        value = os.environ["HF_HUB_DISABLE_TELEMETRY"].upper() in {"1", "ON", "YES", "TRUE"}
+        setattr(constants, "HF_HUB_DISABLE_TELEMETRY", value)  # noqa: B010  # the module is not typed that far
 
 
 def hub_endpoint() -> str:

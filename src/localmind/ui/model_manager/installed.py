@@ -50,17 +50,13 @@ class InstalledActions(_Base):  # type: ignore[misc]
         self.installed_details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.installed_details.hide()
         self.installed_note = InlineNote()
-        buttons = hbox(
-            self.load_button,
-            self.verify_button,
-            self.open_button,
-            self.delete_button,
-            self.stop_task_button,
-            None,
-            self.import_folder_button,
-            self.import_zip_button,
+        # Two rows: one row of six buttons made the page wider than the window at 150 % (a horizontal scroll bar,
+        # and the Search and Download buttons cut at the right edge).
+        actions = hbox(
+            self.load_button, self.verify_button, self.open_button, self.delete_button, self.stop_task_button, None
         )
-        vbox(self.installed_box, self.installed_table, self.installed_details, buttons, self.installed_note)
+        imports = hbox(self.import_folder_button, self.import_zip_button, None)
+        vbox(self.installed_box, self.installed_table, self.installed_details, actions, imports, self.installed_note)
         self.installed_table.itemSelectionChanged.connect(self._update_buttons)
 
     def _retranslate_installed(self) -> None:

@@ -152,6 +152,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
 
         self.catalog_box = QGroupBox()
         self.catalog_table = make_table(5)
+        self.catalog_table.names_first()
         self.catalog_download = QPushButton()
         self.catalog_download.clicked.connect(self.download_selected_catalog_entry)
         self.catalog_page = QPushButton()
@@ -215,6 +216,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
         self.catalog_table.setHorizontalHeaderLabels(
             [self.tr("Model"), self.tr("Download"), self.tr("Memory"), self.tr("On this computer"), self.tr("Licence")]
         )
+        self.catalog_table.fit_columns()
         self.catalog_download.setText(self.tr("Download"))
         self.catalog_page.setText(self.tr("Model page"))
         self.downloads_box.setTitle(self.tr("Downloads"))
@@ -305,6 +307,7 @@ class ModelManagerPage(InstalledActions, RepoActions, QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, entry.id)
                 self.catalog_table.setItem(i, column, item)
         self.catalog_table.updateGeometry()
+        self.catalog_table.fit_columns()
         self._refresh_installed()
         for unfinished in list_unfinished():
             if unfinished.model_id not in self.rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -35,11 +36,40 @@ def human_duration(seconds: float | None) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
+def fit_widths(needs: list[int], available: int, floor: int, cells: list[int] | None = None) -> list[int]:
+    """Column widths within ``available``: the first column gets what it needs (space left over goes to it too);
+    the others are capped at one width T, the largest that fits, so the widest are narrowed first. A column whose
+    cells are short (``cells``, at most twice ``floor``: a size, "Fits") keeps its cells whole — only its header
+    may be cut; a long one goes no lower than ``floor``. Only when even that is not enough is the first column
+    narrowed."""
+    first, others = needs[0], needs[1:]
+    if sum(needs) <= available:
+        return [available - sum(others), *others]
+    cell_widths = (cells or needs)[1:]
+    kept = [c if c <= 2 * floor else floor for c in cell_widths]
+    room = available - first
+
+    def capped(cap: int) -> list[int]:
+        return [min(need, max(cap, keep)) for need, keep in zip(others, kept, strict=True)]
+
+    low, high = 0, max(others, default=0)
+    while low < high:  # the largest cap with the columns' sum within the room
+        mid = (low + high + 1) // 2
+        if sum(capped(mid)) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    widths = capped(low)
+    return [max(available - sum(widths), floor), *widths]
+
+
 class WholeTable(QTableWidget):
     """A short table shown whole: as tall as its rows, never a box scrolled inside the scrolled page.
 
     The height is asked for at layout time, so it follows the theme's fonts and paddings.
     """
+
+    _names_first = False
 
     def __init__(self, columns: int) -> None:
         super().__init__(0, columns)
@@ -62,6 +92,34 @@ class WholeTable(QTableWidget):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             self.updateGeometry()
+            self.fit_columns()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def names_first(self) -> None:
+        """Give the first column (the names) the room it needs; when the table is too narrow for everything, the
+        widest other columns (a licence, a long verdict) are narrowed first and their text elided (the tooltip has
+        it whole). Qt's own stretch would cut the names instead ("Qwen3…")."""
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._names_first = True
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        if not self._names_first or self.columnCount() == 0:
+            return
+        header = self.horizontalHeader()
+        cells = [self.sizeHintForColumn(c) for c in range(self.columnCount())]
+        needs = [max(cell, header.sectionSizeHint(c)) for c, cell in enumerate(cells)]
+        floor = self.fontMetrics().horizontalAdvance("M") * 6
+        widths = fit_widths(needs, self.viewport().width(), floor, cells)
+        for column, width in enumerate(widths):
+            self.setColumnWidth(column, width)
 
 
 def make_table(columns: int) -> WholeTable:
