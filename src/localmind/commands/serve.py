@@ -8,7 +8,6 @@ reported as an error, not the end of the server.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import ipaddress
 import logging
@@ -205,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         startup_trace.trace("serve-engine-started", startup_trace.web_framework_loaded())
         # After the fork (the engine child must not hold the port) and before the model is loaded.
         sock = listen(args.host, port)
+        from localmind.engine.service import EngineService
         from localmind.server.app import create_app
         from localmind.server.connections import uvicorn_server
         from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
@@ -219,7 +219,9 @@ def run(args: argparse.Namespace) -> int:
             say.info("note: %s", warning)
         check_context_fits(info.context_budget, info.kv_bytes_per_token, explicit=args.context is not None)
         served = ServedModel(id=model_id, name=info.model_name, context_budget=info.context_budget)
-        scheduler = Scheduler(lambda: contextlib.nullcontext(engine), max_queue=args.max_queue)
+        # From here on the engine service is the engine's one owner: every request is a job of it.
+        service = EngineService(engine)
+        scheduler = Scheduler(service, max_queue=args.max_queue)
         config = ServerConfig(
             api_key=api_key,
             cors_origins=tuple(args.cors_origin),
@@ -249,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             sock.close()
             scheduler.close()
+            service.close()
             # What the server imported in all, requests served included (the tests: never fastapi).
             startup_trace.trace("serve-stopped", startup_trace.web_framework_loaded())
         if not server.started:

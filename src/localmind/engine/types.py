@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from localmind.errors import UserFacingError
 
@@ -178,3 +178,34 @@ class ChatEngine(Protocol):
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ReadsAhead(Protocol):
+    """An engine that can read a conversation into its cache ahead of a turn (type-ahead, documents read-ahead,
+    warm reopen), and stop such a read at its next chunk from any thread."""
+
+    def typeahead_epoch(self) -> int:
+        """The current read epoch; a read started under an older one stops at its next chunk."""
+
+    def preempt_prefill(self) -> None:
+        """Move the epoch on: the read in flight stops at its next chunk. Any thread."""
+
+    def prefill(
+        self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None, whole: bool = False
+    ) -> int:
+        """Read ``messages`` and ``draft`` (see LocalEngine.prefill); returns the tokens now in the cache."""
+
+
+@runtime_checkable
+class Recovers(Protocol):
+    """An engine that restarts itself (a crash, a frozen child) and says when it cannot answer."""
+
+    def health(self) -> str | None:
+        """Why it cannot answer now (the model is not loaded, it is frozen); None when it can."""
+
+    def reload_due(self) -> bool:
+        """A reload after a restart failed and its pause is over: ``heal`` should try again."""
+
+    def heal(self) -> None:
+        """Try that reload again now."""

@@ -24,20 +24,24 @@ _own: list[ApiRoute] = []
 @get(
     _own,
     "/health",
-    summary="Ready when a model is loaded (no key needed: for health checks)",
+    summary="Ready when a model is loaded and the engine answers (no key needed: for health checks)",
     needs_key=False,
     content=rs.json_content("Health"),
 )
 async def health(request: Request) -> Response:
     ctx = context_of(request)
     model = ctx.served()
+    problem = ctx.scheduler.health() if model else None  # the model failed to reload, or the engine is frozen
+    status = "ok" if model and problem is None else ("unavailable" if model else "no_model")
     body: dict[str, Any] = {
-        "status": "ok" if model else "no_model",
+        "status": status,
         "model": model.id if model else None,
         "waiting": ctx.scheduler.waiting,
         "busy": ctx.scheduler.running,
     }
-    return JSONResponse(body, status_code=200 if model else 503)
+    if problem is not None:
+        body["reason"] = problem
+    return JSONResponse(body, status_code=200 if status == "ok" else 503)
 
 
 def _openapi(request: Request) -> dict[str, Any]:

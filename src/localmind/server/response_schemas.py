@@ -88,11 +88,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "ModelList": _object({"object": {"const": "list"}, "data": {"type": "array", "items": ref("Model")}}),
     "Health": _object(
         {
-            "status": {"enum": ["ok", "no_model"]},
+            "status": {"enum": ["ok", "no_model", "unavailable"]},
             "model": {"type": ["string", "null"]},
             "waiting": _INT,
             "busy": {"type": "boolean"},
-        }
+            "reason": _STR,  # only while unavailable: the model failed to reload, or the engine is frozen
+        },
+        required=["status", "model", "waiting", "busy"],
     ),
     "Running": _object(
         {"status": {"const": "running"}, "message": _STR, "endpoints": {"type": "array", "items": _STR}}

@@ -1,60 +1,90 @@
-"""One engine, many clients: a fair, bounded queue in front of it.
+"""API turns as jobs of the engine service: a thin async adapter for the server's event loop.
 
-The engine runs one turn at a time (one model, one KV cache), in a thread of its own so the event loop keeps
-serving. Waiting turns are taken round-robin by client, so one client sending many requests cannot starve the
-others; beyond ``max_queue`` waiting turns a request is refused at once (the caller answers 429 with a
-Retry-After estimated from recent turns). A cancelled job (the client hung up) leaves the queue, or, while it
-runs, stops the engine within one decode step — but only if it is still the one running.
+The engine service (engine/service.py) owns the engine and decides the order: the window's own turns first
+(in the app), then API requests — round-robin by client, so one client sending many requests cannot starve
+the others — then background reads. Beyond ``max_queue`` waiting API turns a request is refused at once (the
+caller answers 429 with a Retry-After estimated from recent turns). A cancelled job (the client hung up)
+leaves the queue, or, while it runs, stops the engine within one decode step.
+
+Events come on the service's thread and are handed to the request's event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import logging
-import math
 import threading
-import time
-from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Sequence
 
-from localmind.engine.types import ChatEngine, ChatMessage, GenerationOptions, StreamEvent, TurnFinished
+from localmind.engine.service import (
+    Dropped,
+    EngineService,
+    Failed,
+    JobEvent,
+    Priority,
+    QueueFull,
+    Started,
+    Ticket,
+    Turn,
+    is_final,
+)
+from localmind.engine.types import ChatMessage, EngineError, GenerationOptions, StreamEvent, TurnFinished
 
-log = logging.getLogger(__name__)
+__all__ = ["Job", "QueueFull", "Scheduler"]
 
-EngineLease = Callable[[], AbstractContextManager[ChatEngine]]
-"""Exclusive use of the engine for one turn. ``localmind serve`` owns its engine; the app shares the window's."""
-
-
-class QueueFull(Exception):
-    def __init__(self, waiting: int, retry_after_s: int) -> None:
-        super().__init__(f"{waiting} requests are already waiting")
-        self.waiting = waiting
-        self.retry_after_s = retry_after_s
-
-
-_ids = itertools.count(1)
+_END = None
 
 
-@dataclass(eq=False)
 class Job:
-    messages: list[ChatMessage]
-    options: GenerationOptions
-    client: str
-    loop: asyncio.AbstractEventLoop
-    id: int = field(default_factory=lambda: next(_ids))
-    queued_at: float = field(default_factory=time.perf_counter)
-    started_at: float | None = None
-    cancelled: threading.Event = field(default_factory=threading.Event)
-    _events: asyncio.Queue[StreamEvent | BaseException | None] = field(default_factory=asyncio.Queue)
-    _scheduler: Scheduler | None = None
+    """One API turn: its events on the event loop, its times, and cancel."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, scheduler: Scheduler) -> None:
+        self.loop = loop
+        self._scheduler = scheduler
+        self.ticket: Ticket | None = None
+        self.error: BaseException | None = None  # what ended it, when the engine failed (the log says so)
+        self._events: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
+
+    @property
+    def id(self) -> int:
+        return self.ticket.id if self.ticket is not None else 0
+
+    @property
+    def queued_at(self) -> float:
+        assert self.ticket is not None
+        return self.ticket.queued_at
+
+    @property
+    def started_at(self) -> float | None:
+        return self.ticket.started_at if self.ticket is not None else None
+
+    @property
+    def cancelled(self) -> threading.Event:
+        assert self.ticket is not None
+        return self.ticket.cancelled
 
     def _push(self, item: StreamEvent | BaseException | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is gone (shutdown): nobody is listening any more
             self.loop.call_soon_threadsafe(self._events.put_nowait, item)
+
+    def _on_event(self, event: JobEvent) -> None:
+        """From the engine service's thread."""
+        if isinstance(event, Started):
+            return
+        if is_final(event):
+            self._scheduler._forget(self)
+        if isinstance(event, Failed):
+            error = event.error or EngineError.say("The engine ended the turn without saying why.")
+            self.error = error
+            self._push(error)
+            self._push(_END)
+        elif isinstance(event, Dropped):
+            self._push(_END)
+        elif isinstance(event, TurnFinished):
+            self._push(event)
+            self._push(_END)
+        else:
+            self._push(event)  # type: ignore[arg-type]
 
     async def events(self) -> AsyncIterator[StreamEvent]:
         """The turn's events; raises what the engine raised. Ends after ``TurnFinished``."""
@@ -77,124 +107,59 @@ class Job:
         return finished
 
     def cancel(self) -> None:
-        if self._scheduler is not None:
-            self._scheduler.cancel(self)
+        if self.ticket is not None:
+            self.ticket.cancel()
 
 
 class Scheduler:
-    def __init__(self, lease: EngineLease, max_queue: int = 16) -> None:
-        self._lease = lease
-        self.max_queue = max_queue
-        self._cond = threading.Condition()
-        self._waiting: OrderedDict[str, deque[Job]] = OrderedDict()  # client -> its jobs; order = whose turn
-        self._running: Job | None = None
-        self._engine: ChatEngine | None = None
-        self._durations: deque[float] = deque(maxlen=20)
-        self._closed = False
-        self._thread = threading.Thread(target=self._work, name="localmind-server-engine", daemon=True)
-        self._thread.start()
+    """The server's side of the engine service: submits API turns, and cancels its own at close."""
 
-    # -- called from the event loop ------------------------------------------------------------------------------
+    def __init__(self, service: EngineService, max_queue: int = 16) -> None:
+        self.service = service
+        self.max_queue = max_queue
+        self._jobs: set[Job] = set()
+        self._lock = threading.RLock()
+        self._closed = False
+
     @property
     def waiting(self) -> int:
-        with self._cond:
-            return sum(len(q) for q in self._waiting.values())
+        return self.service.waiting(Priority.API)
 
     @property
     def running(self) -> bool:
-        with self._cond:
-            return self._running is not None
+        return self.service.running is not None
+
+    def health(self) -> str | None:
+        """Why the engine cannot answer now (None: it can)."""
+        return self.service.health()
 
     def submit(self, messages: Sequence[ChatMessage], options: GenerationOptions, client: str) -> Job:
-        job = Job(list(messages), options, client, asyncio.get_running_loop())
-        job._scheduler = self
-        with self._cond:
+        job = Job(asyncio.get_running_loop(), self)
+        with self._lock:
             if self._closed:
                 raise RuntimeError("the server is shutting down")
-            waiting = sum(len(q) for q in self._waiting.values())
-            busy = self._running is not None or waiting > 0
-            if busy and waiting >= self.max_queue:
-                raise QueueFull(waiting, self._retry_after(waiting))
-            self._waiting.setdefault(client, deque()).append(job)
-            self._cond.notify_all()
+            job.ticket = self.service.submit(
+                Turn(list(messages), options),
+                priority=Priority.API,
+                client=client,
+                on_event=job._on_event,
+                max_waiting=self.max_queue,
+            )
+            self._jobs.add(job)
         return job
 
-    def _retry_after(self, waiting: int) -> int:
-        typical = sorted(self._durations)[len(self._durations) // 2] if self._durations else 1.0
-        return max(1, math.ceil(typical * (waiting + 1)))
-
     def cancel(self, job: Job) -> None:
-        job.cancelled.set()
-        with self._cond:
-            queue = self._waiting.get(job.client)
-            if queue is not None and job in queue:
-                queue.remove(job)
-                if not queue:
-                    del self._waiting[job.client]
-                job._push(None)
-                return
-            if self._running is job and self._engine is not None:
-                self._engine.cancel()
+        job.cancel()
+
+    def _forget(self, job: Job) -> None:
+        with self._lock:
+            self._jobs.discard(job)
 
     def close(self, timeout: float = 10.0) -> None:
-        with self._cond:
+        """Stop this server's turns (waiting ones leave the queue; a running one stops within one step). The
+        engine service stays: in the app it is the window's."""
+        with self._lock:
             self._closed = True
-            for queue in self._waiting.values():
-                for job in queue:
-                    job.cancelled.set()
-                    job._push(None)
-            self._waiting.clear()
-            if self._running is not None:
-                self._running.cancelled.set()
-                if self._engine is not None:
-                    self._engine.cancel()
-            self._cond.notify_all()
-        self._thread.join(timeout)
-
-    # -- the engine thread ---------------------------------------------------------------------------------------
-    def _take(self) -> Job | None:
-        with self._cond:
-            while not self._waiting and not self._closed:
-                self._cond.wait()
-            if self._closed:
-                return None
-            client, queue = next(iter(self._waiting.items()))
-            job = queue.popleft()
-            del self._waiting[client]
-            if queue:  # the client has more: it goes to the back of the line
-                self._waiting[client] = queue
-            return job
-
-    def _work(self) -> None:
-        while (job := self._take()) is not None:
-            started = time.perf_counter()
-            try:
-                with self._lease() as engine:
-                    self._run(job, engine)
-            except BaseException as exc:  # the client gets the error; this thread keeps serving
-                job._push(exc)
-            finally:
-                job._push(None)  # always last: the end of the job's events
-                with self._cond:
-                    self._running = None
-                    self._engine = None
-                self._durations.append(time.perf_counter() - started)
-
-    def _run(self, job: Job, engine: ChatEngine) -> None:
-        if job.cancelled.is_set():  # hung up while it waited (for the engine, in the app)
-            return
-        # Engines clear their Stop flag when a turn starts. So start it first and only then show it as running:
-        # a cancel from then on reaches the engine after that clear; one that came in between is seen below.
-        # (The other way round, a hang-up landing between the two was wiped by the clear and the turn ran on.)
-        events: Iterator[StreamEvent] = engine.generate(job.messages, job.options)
-        with self._cond:
-            self._running, self._engine = job, engine
-            job.started_at = time.perf_counter()
-            if job.cancelled.is_set():
-                engine.cancel()
-        for event in events:
-            if job.cancelled.is_set():
-                engine.cancel()  # also covers a cancel that came before the engine cleared its flag
-            job._push(event)
-            if isinstance(event, TurnFinished):
-                return
+            jobs, self._jobs = list(self._jobs), set()
+        for job in jobs:
+            job.cancel()

@@ -1,24 +1,25 @@
 """The app's local API server: the model the window has loaded, shared with API clients turn by turn.
 
-One engine, one KV cache: an API request waits until the window's turn is over and the other way round (both
-take ``InferenceService.engine_lock`` for every engine call). The window's Stop stops only the window's turn
-(the service cancels the engine only while its own turn is on it); an API request stops when its client hangs up.
+One engine, one KV cache, one owner: API requests are jobs of the engine service the window uses
+(engine/service.py), of the API's priority — after the window's own turns and loads, before type-ahead reads,
+fair between clients. Nobody locks the engine. The window's Stop stops only the window's turn (a job of its
+own); an API request stops when its client hangs up.
 The server runs in a thread of its own (uvicorn's event loop); the engine itself is the child process the
 window already uses, so nothing here holds the GIL for long.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from localmind.engine.types import ChatEngine, GenerationOptions
+from localmind.engine.service import Priority, Ticket
+from localmind.engine.types import GenerationOptions
 from localmind.errors import UserFacingError
 from localmind.workers.inference import InferenceService
 
@@ -37,6 +38,7 @@ class AppApiServer(QObject):
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._scheduler: Any = None
+        self._unlisten: Callable[[], None] | None = None
         self.url: str | None = None
         self.defaults = GenerationOptions()
 
@@ -45,14 +47,10 @@ class AppApiServer(QObject):
         """Serving: started and listening (``start`` sets the URL once it listens), not yet stopped."""
         return self.url is not None and self._thread is not None and self._thread.is_alive()
 
-    @contextlib.contextmanager
-    def _lease(self) -> Iterator[ChatEngine]:
-        with self._service.engine_lock:
-            self.busy_changed.emit(True)
-            try:
-                yield self._service.engine
-            finally:
-                self.busy_changed.emit(False)
+    def _on_running(self, ticket: Ticket, running: bool) -> None:
+        """The engine service started or ended a job (its thread): say when an API request is on the engine."""
+        if ticket.priority is Priority.API:
+            self.busy_changed.emit(running)
 
     def _served(self) -> Any:
         from localmind.server.context import ServedModel
@@ -76,7 +74,8 @@ class AppApiServer(QObject):
         from localmind.server.scheduler import Scheduler
 
         host = "0.0.0.0" if allow_lan else "127.0.0.1"
-        self._scheduler = Scheduler(self._lease)
+        self._scheduler = Scheduler(self._service.engine_service)
+        self._unlisten = self._service.engine_service.on_running(self._on_running)
         config = ServerConfig(
             api_key=api_key or None, allowed_hosts=() if allow_lan else LOOPBACK_HOSTS, defaults=self.defaults
         )
@@ -107,8 +106,11 @@ class AppApiServer(QObject):
         if self._server is not None:
             self._server.should_exit = True
         if self._scheduler is not None:
-            self._scheduler.close(timeout=5)
+            self._scheduler.close()
             self._scheduler = None
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
         if self._thread is not None:
             self._thread.join(10)
             self._thread = None

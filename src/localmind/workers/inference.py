@@ -1,22 +1,34 @@
-"""The inference worker: one engine for the app, driven from its own QThread.
+"""The window's handle on the engine: a thin Qt adapter over the engine service (engine/service.py).
 
-GUI -> worker: queued signals (load, generate). Cancel is not a signal: a
-queued signal cannot arrive while the worker is busy streaming, so the GUI
-sets the engine's thread-safe cancel flag directly.
-Worker -> GUI: signals carrying small dataclasses. Every turn has a request
-id; output of a turn the GUI has moved on from is dropped in the service.
-Text reaches the GUI in batches (about every 30 ms), not per token.
+The window's turns, loads and token counts go to the service as jobs of the window's priority (before any API
+request); type-ahead and warm-reopen reads as background reads (after everything else, and stopped at their
+next chunk when anything else comes). The service runs them on its own thread and reports each job's events to
+a callback here, which turns them into this object's signals: a signal emitted from the service's thread is
+delivered queued, in the window's thread. Every turn has a request id; output of a turn the window has moved
+on from is dropped here. Text reaches the window in batches (about every 30 ms), not per token.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from localmind.engine.service import (
+    CountTokens,
+    Dropped,
+    EngineService,
+    Failed,
+    JobEvent,
+    Load,
+    Priority,
+    Read,
+    Result,
+    Ticket,
+    Turn,
+)
 from localmind.engine.types import (
     ChatEngine,
     ChatMessage,
@@ -32,151 +44,79 @@ from localmind.errors import UserFacingError
 from localmind.workers.messages import user_text
 
 BATCH_INTERVAL_S = 0.03
+WINDOW = "window"  # the window's client id in the engine service
+TYPEAHEAD = "typeahead"  # its reads' supersede key: the next keystroke's read replaces the last
 
 
-class InferenceWorker(QObject):
-    """Lives in the worker thread. Slots run there; signals are delivered queued to the GUI."""
+def _prepare(model_dir: str, options: LoadOptions, report: Callable[[float], None]) -> None:
+    """An onnx-community export opened for the first time is rewritten for this computer (seconds to a minute):
+    done as the load's first step, reporting progress, so the engine's own load then finds it ready."""
+    from pathlib import Path
 
-    loaded = Signal(object)  # LoadInfo
-    load_failed = Signal(str)
-    load_progress = Signal(float)  # 0..1 while an exported model is rewritten for this computer (first load)
-    tokens_ready = Signal(int, str)  # request id, text (whole characters)
-    finished = Signal(int, object)  # request id, TurnFinished
-    failed = Signal(int, str)  # request id, message
-    token_count_ready = Signal(int, int)  # request id, tokens
-    prefilled = Signal(int)  # tokens now in the cache after a type-ahead prefill
+    from localmind.engine.formats import prepare
 
-    def __init__(
-        self, engine: ChatEngine, cancelled: set[int], lock: threading.Lock, engine_lock: threading.Lock | None = None
-    ) -> None:
-        super().__init__()
-        self.engine = engine
-        self._cancelled = cancelled
-        self._lock = lock
-        # Held for every engine call: the app's API server uses the same engine between the window's turns.
-        self._engine_lock = engine_lock or threading.Lock()
-        self.running_request: int | None = None  # the window's turn that is on the engine right now
+    folder = Path(model_dir).expanduser()
+    if not prepare.is_community_folder(folder):
+        return
+    shown = -1
 
-    def _is_cancelled(self, request_id: int) -> bool:
-        with self._lock:
-            return request_id in self._cancelled
+    def progress(fraction: float, _what: str) -> None:
+        nonlocal shown
+        percent = int(max(0.0, min(1.0, fraction)) * 100)
+        if percent != shown:  # the rewrite reports every few MB: one signal per percent is plenty
+            shown = percent
+            report(fraction)
 
-    @Slot(str, object)
-    def load(self, model_dir: str, options: LoadOptions) -> None:
-        try:
-            self._prepare(model_dir, options)
-            with self._engine_lock:
-                info = self.engine.load(model_dir, options)
-        except UserFacingError as exc:
-            self.load_failed.emit(user_text(exc))
-        except Exception as exc:  # never let a bad model take the worker down
-            self.load_failed.emit(
-                QCoreApplication.translate("engine", "The model could not be loaded: {detail}").format(detail=exc)
-            )
-        else:
-            self.loaded.emit(info)
+    prepare.prepare_folder(folder, variant=options.variant, device=options.device, progress=progress)
 
-    def _prepare(self, model_dir: str, options: LoadOptions) -> None:
-        """An onnx-community export opened for the first time is rewritten for this computer (seconds to a
-        minute): do it here, reporting progress, so the engine's own load then finds it ready."""
-        from pathlib import Path
 
-        from localmind.engine.formats import prepare
+class _TurnEvents:
+    """A window turn's events (on the service's thread) as the service's private signals, text in batches."""
 
-        folder = Path(model_dir).expanduser()
-        if not prepare.is_community_folder(folder):
-            return
-        shown = -1
+    def __init__(self, owner: InferenceService, request_id: int) -> None:
+        self._owner = owner
+        self._id = request_id
+        self._pending: list[str] = []
+        self._last_emit = -math.inf  # the first words are shown the moment they come; later ones batched
 
-        def progress(fraction: float, _what: str) -> None:
-            nonlocal shown
-            percent = int(max(0.0, min(1.0, fraction)) * 100)
-            if percent != shown:  # the rewrite reports every few MB: one signal per percent is plenty
-                shown = percent
-                self.load_progress.emit(fraction)
+    def _flush(self) -> None:
+        if self._pending:
+            self._owner._turn_text.emit(self._id, "".join(self._pending))
+            self._pending.clear()
 
-        prepare.prepare_folder(folder, variant=options.variant, device=options.device, progress=progress)
+    def __call__(self, event: JobEvent) -> None:
+        owner = self._owner
+        if isinstance(event, TextDelta):
+            self._pending.append(event.text)
+            now = time.monotonic()
+            if now - self._last_emit >= BATCH_INTERVAL_S:
+                self._flush()
+                self._last_emit = now
+        elif isinstance(event, TurnFinished):
+            self._flush()
+            owner._turn_finished.emit(self._id, event)
+        elif isinstance(event, Dropped):
+            owner._turn_finished.emit(self._id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
+        elif isinstance(event, Failed):
+            self._flush()
+            owner._turn_failed.emit(self._id, _failure_text(event.error))
 
-    @Slot(int, object)
-    def count_tokens(self, request_id: int, messages: list[ChatMessage]) -> None:
-        try:
-            with self._engine_lock:
-                count = self.engine.count_tokens(messages)
-        except Exception:
-            return
-        self.token_count_ready.emit(request_id, count)
 
-    @Slot(object, str, int, bool)
-    def prefill(self, messages: list[ChatMessage], draft: str, epoch: int, whole: bool = False) -> None:
-        """Type-ahead: read the chat and the message being typed into the cache (stops when a send preempts it)."""
-        prefill = getattr(self.engine, "prefill", None)
-        if prefill is None or not self._engine_lock.acquire(blocking=False):
-            return  # no type-ahead in this engine, or the API server is using it: speculative work waits for no one
-        try:
-            tokens = int(prefill(messages, draft, epoch, whole=whole))
-        except Exception:  # speculative work: a failure here is the next real turn's to report
-            return
-        finally:
-            self._engine_lock.release()
-        self.prefilled.emit(tokens)
-
-    @Slot(int, object, object)
-    def generate(self, request_id: int, messages: list[ChatMessage], options: GenerationOptions) -> None:
-        with self._engine_lock:
-            with self._lock:
-                self.running_request = request_id
-            try:
-                self._generate(request_id, messages, options)
-            finally:
-                with self._lock:
-                    self.running_request = None
-
-    def _generate(self, request_id: int, messages: list[ChatMessage], options: GenerationOptions) -> None:
-        if self._is_cancelled(request_id):
-            self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
-            return
-        pending: list[str] = []
-        last_emit = -math.inf  # the first words are shown the moment they come; later ones batched
-        try:
-            events = self.engine.generate(messages, options)
-            if self._is_cancelled(request_id):
-                # A Stop that came before generate() cleared the engine's flag would be lost otherwise, and a
-                # frozen engine sends no event on which to notice it.
-                self.engine.cancel()
-            for event in events:
-                if self._is_cancelled(request_id):
-                    self.engine.cancel()  # also covers a cancel that came before the engine cleared its flag
-                if isinstance(event, TextDelta):
-                    pending.append(event.text)
-                    now = time.monotonic()
-                    if now - last_emit >= BATCH_INTERVAL_S:
-                        self.tokens_ready.emit(request_id, "".join(pending))
-                        pending.clear()
-                        last_emit = now
-                else:
-                    if pending:
-                        self.tokens_ready.emit(request_id, "".join(pending))
-                        pending.clear()
-                    self.finished.emit(request_id, event)
-                    return
-        except UserFacingError as exc:
-            message = user_text(exc)
-        except Exception as exc:
-            message = QCoreApplication.translate("engine", "Generation failed: {detail}").format(detail=exc)
-        else:
-            message = QCoreApplication.translate("engine", "The engine ended the turn without saying why.")
-        if pending:
-            self.tokens_ready.emit(request_id, "".join(pending))
-        self.failed.emit(request_id, message)
+def _failure_text(error: BaseException | None) -> str:
+    if error is None:
+        return QCoreApplication.translate("engine", "The engine ended the turn without saying why.")
+    if isinstance(error, UserFacingError):
+        return user_text(error)
+    return QCoreApplication.translate("engine", "Generation failed: {detail}").format(detail=error)
 
 
 class InferenceService(QObject):
-    """The GUI thread's handle on the worker. Forwards only the current request's output.
+    """The window thread's handle on the engine. Forwards only the current request's output.
 
     Signals:
         loaded(LoadInfo), load_failed(str), loading_started(str model_dir), load_progress(float 0..1),
         tokens_ready(int, str), finished(int, TurnFinished), failed(int, str),
-        token_count_ready(int, int), busy_changed(bool)
+        token_count_ready(int, int), busy_changed(bool), prefilled(int tokens in the cache after a read-ahead)
     """
 
     loaded = Signal(object)
@@ -190,10 +130,12 @@ class InferenceService(QObject):
     busy_changed = Signal(bool)
     prefilled = Signal(int)
 
-    _load_requested = Signal(str, object)
-    _prefill_requested = Signal(object, str, int, bool)
-    _generate_requested = Signal(int, object, object)
-    _count_requested = Signal(int, object)
+    # Emitted on the engine service's thread, delivered queued in this object's (the window's) thread.
+    _turn_text = Signal(int, str)
+    _turn_finished = Signal(int, object)
+    _turn_failed = Signal(int, str)
+    _load_done = Signal(object)
+    _load_error = Signal(str)
 
     def __init__(self, engine_factory: Callable[[], ChatEngine] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -202,30 +144,17 @@ class InferenceService(QObject):
 
             engine_factory = EngineProcess
         self.engine = engine_factory()
-        self._lock = threading.Lock()
-        self._cancelled: set[int] = set()
+        self.engine_service = EngineService(self.engine)
         self._next_id = 0
+        self._tickets: dict[int, Ticket] = {}
         self.active_request: int | None = None
         self.info: LoadInfo | None = None
         self.loading = False
-        self._thread = QThread()
-        self._thread.setObjectName("localmind-inference")
-        self.engine_lock = threading.Lock()  # see InferenceWorker; the API server takes it between turns
-        self._worker = InferenceWorker(self.engine, self._cancelled, self._lock, self.engine_lock)
-        self._worker.moveToThread(self._thread)
-        self._load_requested.connect(self._worker.load)
-        self._generate_requested.connect(self._worker.generate)
-        self._count_requested.connect(self._worker.count_tokens)
-        self._prefill_requested.connect(self._worker.prefill)
-        self._worker.prefilled.connect(self.prefilled)
-        self._worker.loaded.connect(self._on_loaded)
-        self._worker.load_failed.connect(self._on_load_failed)
-        self._worker.load_progress.connect(self.load_progress)
-        self._worker.tokens_ready.connect(self._on_tokens)
-        self._worker.finished.connect(self._on_finished)
-        self._worker.failed.connect(self._on_failed)
-        self._worker.token_count_ready.connect(self.token_count_ready)
-        self._thread.start()
+        self._turn_text.connect(self._on_tokens)
+        self._turn_finished.connect(self._on_finished)
+        self._turn_failed.connect(self._on_failed)
+        self._load_done.connect(self._on_loaded)
+        self._load_error.connect(self._on_load_failed)
 
     @property
     def busy(self) -> bool:
@@ -233,82 +162,92 @@ class InferenceService(QObject):
 
     @property
     def can_prefill(self) -> bool:
-        return hasattr(self.engine, "prefill")
+        return self.engine_service.reads_ahead
+
+    def _submit(
+        self, job: Turn | Read | CountTokens | Load, priority: Priority, on_event: Callable[[JobEvent], None]
+    ) -> Ticket:
+        return self.engine_service.submit(job, priority=priority, client=WINDOW, on_event=on_event)
 
     def prefill(self, messages: Sequence[ChatMessage], draft: str, whole: bool = False) -> bool:
-        """Type-ahead: ask the engine to read ``messages`` and the start of ``draft`` (all of it and the reply
-        header with ``whole``: the user paused) ahead of a send.
+        """Type-ahead and warm reopen: read ``messages`` and the start of ``draft`` (all of it and the reply header
+        with ``whole``: the user paused) ahead of a send.
 
-        Speculative and lowest priority: skipped while a model loads or a reply runs, and any later
-        ``generate``, ``load`` or ``prefill`` stops it at its next chunk. Returns whether it was asked.
+        Speculative, a background job: skipped while a model loads or a reply runs; any later job of the window
+        (or an API request) stops it at its next chunk, and the next read replaces it. Returns whether it was asked.
         """
         if not self.can_prefill or self.busy or self.info is None:
             return False
-        self._preempt_prefill()  # the previous draft's prefill is out of date
-        epoch = int(self.engine.typeahead_epoch())  # type: ignore[attr-defined]
-        self._prefill_requested.emit(list(messages), draft, epoch, whole)
+
+        def on_event(event: JobEvent) -> None:
+            if isinstance(event, Result):
+                self.prefilled.emit(int(event.value))
+
+        self._submit(Read(list(messages), draft, whole, supersede=TYPEAHEAD), Priority.BACKGROUND, on_event)
         return True
 
-    def _preempt_prefill(self) -> None:
-        preempt = getattr(self.engine, "preempt_prefill", None)
-        if preempt is not None:
-            preempt()
-
     def load(self, model_dir: str, options: LoadOptions | None = None) -> None:
-        self._preempt_prefill()
+        options = options or LoadOptions()
         self.cancel()
         self.loading = True
         self.loading_started.emit(model_dir)
         self.busy_changed.emit(True)
-        self._load_requested.emit(model_dir, options or LoadOptions())
+
+        def on_event(event: JobEvent) -> None:
+            if isinstance(event, Result):
+                self._load_done.emit(event.value)
+            elif isinstance(event, Failed):
+                error = event.error
+                if isinstance(error, UserFacingError):
+                    self._load_error.emit(user_text(error))
+                else:
+                    text = QCoreApplication.translate("engine", "The model could not be loaded: {detail}")
+                    self._load_error.emit(text.format(detail=error))
+
+        prepare = lambda: _prepare(model_dir, options, self.load_progress.emit)  # noqa: E731
+        self._submit(Load(model_dir, options, prepare), Priority.WINDOW, on_event)
 
     def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> int:
-        """Start a turn; returns its request id. A turn still running is cancelled first, and a type-ahead
-        prefill in flight stops at its next chunk (the send waits for at most that chunk)."""
-        self._preempt_prefill()
+        """Start a turn; returns its request id. A turn still running is cancelled first, and a read-ahead in
+        flight stops at its next chunk (the send waits for at most that chunk)."""
         self.cancel()
         self._next_id += 1
         request_id = self._next_id
         self.active_request = request_id
         self.busy_changed.emit(True)
-        self._generate_requested.emit(request_id, list(messages), options)
+        self._tickets[request_id] = self._submit(
+            Turn(list(messages), options), Priority.WINDOW, _TurnEvents(self, request_id)
+        )
         return request_id
 
     def request_token_count(self, messages: Sequence[ChatMessage]) -> int:
         self._next_id += 1
-        self._count_requested.emit(self._next_id, list(messages))
-        return self._next_id
+        request_id = self._next_id
+
+        def on_event(event: JobEvent) -> None:
+            if isinstance(event, Result):
+                self.token_count_ready.emit(request_id, int(event.value))
+
+        self._submit(CountTokens(list(messages)), Priority.WINDOW, on_event)
+        return request_id
 
     def cancel(self) -> None:
-        """Stop the current turn (within one decode step or prefill chunk). Its late output is dropped."""
+        """Stop the current turn (within one decode step or prefill chunk). Its late output is dropped.
+
+        A turn still waiting (an API request has the engine, which must not be stopped) ends at once."""
         request_id = self.active_request
-        if request_id is None:
-            return
-        with self._lock:
-            self._cancelled.add(request_id)
-            running = self._worker.running_request == request_id
-        if running:
-            self.engine.cancel()
-        elif request_id == self.active_request:
-            # Still waiting for the engine (the app's API server has it, which must not be stopped): the window's
-            # turn ends now; the worker skips it when its turn comes, and _end drops that late report.
-            self.active_request = None
-            self.finished.emit(request_id, TurnFinished(FinishReason.CANCELLED, TurnStats()))
-            self.busy_changed.emit(self.busy)
+        ticket = self._tickets.get(request_id) if request_id is not None else None
+        if ticket is not None:
+            ticket.cancel()
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
-        """Stop the turn, end the worker thread and the engine. Never hangs on an engine that does not answer:
-        Stop ends a turn within about 2 s; if the thread is still busy after ``timeout_ms`` (a load in a frozen
-        child), closing the engine from here kills the child, which ends the thread's wait."""
-        self._preempt_prefill()
+        """Stop the turn, end the engine service and the engine. Never hangs on an engine that does not answer:
+        Stop ends a turn within about 2 s; if the service is still busy after ``timeout_ms`` (a load in a frozen
+        child), closing the engine kills the child, which ends the service's wait."""
         self.cancel()
-        self._thread.quit()
-        if not self._thread.wait(timeout_ms):
-            self.engine.close()
-            self._thread.wait(timeout_ms)
-        self.engine.close()
+        self.engine_service.close(timeout=timeout_ms / 1000)
 
-    # -- from the worker (GUI thread) ----------------------------------------------------------------------------
+    # -- from the engine service (the window's thread) ------------------------------------------------------------
     def _on_loaded(self, info: LoadInfo) -> None:
         self.loading = False
         self.info = info
@@ -325,8 +264,7 @@ class InferenceService(QObject):
             self.tokens_ready.emit(request_id, text)
 
     def _end(self, request_id: int) -> bool:
-        with self._lock:
-            self._cancelled.discard(request_id)
+        self._tickets.pop(request_id, None)
         if request_id != self.active_request:
             return False
         self.active_request = None
