@@ -1,14 +1,14 @@
 """A client that hangs up just as its turn begins: the Stop must reach the engine, never be lost.
 
-The moment is made exact, not timed: the engine lease (the real interface the app and ``localmind serve`` use)
-hands out the real tiny-model engine behind a thin wrapper that pauses the turn's start at a chosen point until
-the test, on the event loop like a real hang-up, has cancelled the request.
+The moment is made exact, not timed: the engine service (the real owner the app and ``localmind serve`` use)
+runs the real tiny-model engine behind a thin wrapper that pauses the turn's start at a chosen point — or, for
+"queued", runs a window turn first that holds the engine — until the test, on the event loop like a real
+hang-up, has cancelled the request.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from localmind.engine.local import LocalEngine
+from localmind.engine.service import EngineService, Priority, Turn
 from localmind.engine.types import (
-    ChatEngine,
     ChatMessage,
     FinishReason,
     GenerationOptions,
@@ -55,6 +55,9 @@ class PausingEngine:
     def cancel(self) -> None:
         self.engine.cancel()
 
+    def close(self) -> None:
+        pass  # the module's engine outlives each test's service
+
 
 @pytest.fixture(scope="module")
 def engine(tiny_model: Path) -> Iterator[LocalEngine]:
@@ -71,33 +74,32 @@ async def events_of(job: Job) -> list[StreamEvent]:
     return out
 
 
-@pytest.mark.parametrize("where", ["lease", "before", "after"])
+@pytest.mark.parametrize("where", ["queued", "before", "after"])
 def test_a_hang_up_as_the_turn_begins_stops_it(engine: LocalEngine, where: str) -> None:
-    wrapper = PausingEngine(engine, where if where != "lease" else None)
-    lease_paused, lease_resume = threading.Event(), threading.Event()
-
-    @contextlib.contextmanager
-    def lease() -> Iterator[ChatEngine]:
-        if where == "lease":  # the app's lease waits for the window's turn to end
-            lease_paused.set()
-            assert lease_resume.wait(30)
-        yield wrapper  # type: ignore[misc]
-
-    paused, resume = (lease_paused, lease_resume) if where == "lease" else (wrapper.paused, wrapper.resume)
+    wrapper = PausingEngine(engine, "before" if where == "queued" else where)
 
     async def scenario() -> tuple[list[StreamEvent], list[StreamEvent]]:
-        scheduler = Scheduler(lease)
+        service = EngineService(wrapper)  # type: ignore[arg-type]
+        scheduler = Scheduler(service)
         try:
+            if where == "queued":  # the window's turn holds the engine; the API request waits behind it
+                window = service.submit(Turn([ChatMessage("user", "hi")], GREEDY), priority=Priority.WINDOW)
+                assert await asyncio.to_thread(wrapper.paused.wait, 30)
             job = scheduler.submit([ChatMessage("user", "Tell me everything.")], GREEDY, "client-a")
-            assert await asyncio.to_thread(paused.wait, 30)
+            if where != "queued":
+                assert await asyncio.to_thread(wrapper.paused.wait, 30)
             job.cancel()  # the hang-up, handled on the event loop as the server does
-            resume.set()
+            wrapper.resume.set()
             hung_up = await asyncio.wait_for(events_of(job), 30)
+            if where == "queued":
+                assert job.started_at is None, "the cancelled request ran"
+                assert list(window.events(timeout=30))[-1].reason is FinishReason.END_OF_TURN  # type: ignore[union-attr]
             # The next request is answered in full: the engine was not left stopped.
             after = scheduler.submit([ChatMessage("user", "hi")], GREEDY, "client-b")
             return hung_up, await asyncio.wait_for(events_of(after), 30)
         finally:
             scheduler.close()
+            service.close()
 
     hung_up, after = asyncio.run(scenario())
     assert not [e for e in hung_up if isinstance(e, TextDelta)], "the cancelled turn streamed text"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from localmind.engine.types import (
@@ -18,6 +19,7 @@ from localmind.engine.types import (
     LoadOptions,
     TextDelta,
     TurnFinished,
+    TurnStats,
 )
 from localmind.errors import UserFacingError
 
@@ -62,20 +64,63 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run)
 
 
+TERMINAL = "terminal"  # the terminal chat's client id in the engine service
+
+
+class _Counter:
+    """Token counts for the documents' passages, as jobs of the engine service (its one owner)."""
+
+    def __init__(self, service: Any) -> None:
+        self._service = service
+
+    def count_tokens(self, messages: list[ChatMessage]) -> int:
+        from localmind.engine.service import CountTokens, Priority
+
+        return int(self._service.run(CountTokens(list(messages)), priority=Priority.WINDOW, client=TERMINAL))
+
+
+def _events(ticket: Any) -> Iterator[Any]:
+    """The turn's events; polled, so that Ctrl+C reaches this thread at once."""
+    import queue
+
+    from localmind.engine.service import is_final
+
+    while True:
+        try:
+            event = next(iter(ticket.events(timeout=0.1)))
+        except queue.Empty:
+            continue
+        yield event
+        if is_final(event):
+            return
+
+
 def _stream_turn(
-    engine: Any, history: list[ChatMessage], options: GenerationOptions, out: TextIO
+    service: Any, history: list[ChatMessage], options: GenerationOptions, out: TextIO
 ) -> tuple[str, TurnFinished]:
+    """One turn as a job of the engine service; Ctrl+C cancels it (it stops within one step) and is raised."""
+    from localmind.engine.service import Dropped, Failed, Priority, Turn
+
+    ticket = service.submit(Turn(list(history), options), priority=Priority.WINDOW, client=TERMINAL)
     parts: list[str] = []
-    finished: TurnFinished | None = None
-    for event in engine.generate(history, options):
-        if isinstance(event, TextDelta):
-            parts.append(event.text)
-            out.write(event.text)
-            out.flush()
-        else:
-            finished = event
-    assert finished is not None
-    return "".join(parts), finished
+    try:
+        for event in _events(ticket):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+                out.write(event.text)
+                out.flush()
+            elif isinstance(event, TurnFinished):
+                return "".join(parts), event
+            elif isinstance(event, Failed):
+                raise event.error or UserFacingError("The engine ended the turn without saying why.")
+            elif isinstance(event, Dropped):
+                return "".join(parts), TurnFinished(FinishReason.CANCELLED, TurnStats())
+    except KeyboardInterrupt:
+        ticket.cancel()
+        for _ in _events(ticket):  # to its end: the next turn starts on a clean engine
+            pass
+        raise
+    raise AssertionError("unreachable")
 
 
 def _print_stats(info: Any, finished: TurnFinished) -> None:
@@ -133,7 +178,19 @@ def run(args: argparse.Namespace) -> int:
         engine = RemoteEngine(args.remote, args.api_key or os.environ.get("LOCALMIND_REMOTE_API_KEY"))
     else:
         engine = LocalEngine()
-    info = engine.load(
+    from localmind.engine.service import EngineService
+
+    service = EngineService(engine)  # the engine's one owner: every turn, count and load is a job of it
+    try:
+        return _chat(args, service, options)
+    finally:
+        service.close()
+
+
+def _chat(args: argparse.Namespace, service: Any, options: GenerationOptions) -> int:
+    from localmind.engine.service import Load, Priority
+
+    load = Load(
         args.model,
         LoadOptions(
             device=args.device,
@@ -143,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
             single_turn=args.prompt is not None and args.docs is None,  # one reply and exit: a KV buffer that fits it
         ),
     )
+    info = service.run(load, priority=Priority.WINDOW, client=TERMINAL)
     if args.stats:
         print(
             f"[{info.model_name}] device {info.device}, {info.threads} threads, load {info.load_s:.2f} s",
@@ -157,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     if args.docs is not None:
         from localmind.commands.docs_chat import DocumentsTurns
 
-        documents = DocumentsTurns.open(args.docs, engine, info, options)
+        documents = DocumentsTurns.open(args.docs, _Counter(service), info, options)
         history = documents.system(history)
 
     if args.prompt is not None:
@@ -165,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         if not prompt.strip():
             raise UserFacingError("The prompt is empty.", hint="Pass some text with --prompt.")
         history.append(ChatMessage("user", documents.prompt(history, prompt) if documents else prompt))
-        reply, finished = _stream_turn(engine, history, options, sys.stdout)
+        reply, finished = _stream_turn(service, history, options, sys.stdout)
         sys.stdout.write("\n")
         if documents is not None:
             print(documents.sources_line(reply))
@@ -192,9 +250,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         history.append(ChatMessage("user", documents.prompt(history, line) if documents else line))
         try:
-            reply, finished = _stream_turn(engine, history, options, sys.stdout)
+            reply, finished = _stream_turn(service, history, options, sys.stdout)
         except KeyboardInterrupt:
-            engine.cancel()
             reply, finished = "", None  # type: ignore[assignment]
             print("\n[stopped]", file=sys.stderr)
         sys.stdout.write("\n")

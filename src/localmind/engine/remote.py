@@ -32,6 +32,8 @@ from localmind.engine.types import (
     LoadInfo,
     LoadOptions,
     ModelLoadError,
+    ReadsAhead,
+    Recovers,
     StreamEvent,
     TextDelta,
     TurnFinished,
@@ -400,23 +402,31 @@ class RoutingEngine:
         self._drop_remote()
         self._local.close()
 
-    # Type-ahead (issue 12) is the local engine's: a remote server is never asked to read ahead.
+    # Reading ahead (type-ahead, warm reopen) is the local engine's: a remote server is never asked to read ahead.
     def typeahead_epoch(self) -> int:
-        epoch = getattr(self._local, "typeahead_epoch", None)
-        return int(epoch()) if epoch is not None else 0
+        return self._local.typeahead_epoch() if isinstance(self._local, ReadsAhead) else 0
 
     def preempt_prefill(self) -> None:
-        preempt = getattr(self._local, "preempt_prefill", None)
-        if preempt is not None:
-            preempt()
+        if isinstance(self._local, ReadsAhead):
+            self._local.preempt_prefill()
 
     def prefill(
         self, messages: Sequence[ChatMessage], draft: str = "", epoch: int | None = None, whole: bool = False
     ) -> int:
-        prefill = getattr(self._local, "prefill", None)
-        if prefill is None or self._active is not self._local:
+        if not isinstance(self._local, ReadsAhead) or self._active is not self._local:
             return 0
-        return int(prefill(messages, draft, epoch, whole=whole))
+        return int(self._local.prefill(messages, draft, epoch, whole=whole))
+
+    # Health and recovery are the engine child's too (a remote server answers for itself).
+    def health(self) -> str | None:
+        return self._local.health() if self._active is self._local and isinstance(self._local, Recovers) else None
+
+    def reload_due(self) -> bool:
+        return self._active is self._local and isinstance(self._local, Recovers) and self._local.reload_due()
+
+    def heal(self) -> None:
+        if isinstance(self._local, Recovers):
+            self._local.heal()
 
 
 __all__ = [

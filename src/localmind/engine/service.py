@@ -49,7 +49,7 @@ from localmind.engine.jobs import (
     Unload,
     is_final,
 )
-from localmind.engine.types import ChatEngine, ReadsAhead, Recovers
+from localmind.engine.types import ChatEngine, EngineError, ReadsAhead, Recovers
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +174,18 @@ class EngineService:
         for old in superseded:
             self._end(old, Dropped("superseded"))
         return ticket
+
+    def run(self, job: CountTokens | Load | Unload | Read, *, priority: Priority, client: str = "") -> Any:
+        """Submit ``job`` and wait for its result (a caller with nothing else to do: the terminal chat)."""
+        ticket = self.submit(job, priority=priority, client=client)
+        for event in ticket.events():
+            if isinstance(event, Result):
+                return event.value
+            if isinstance(event, Failed):
+                raise event.error or EngineError.say("The engine ended the job without saying why.")
+            if isinstance(event, Dropped):
+                raise EngineError.say("The engine service stopped the job before it ran.")
+        raise AssertionError("unreachable")
 
     def cancel(self, job_id: int) -> bool:
         """Stop job ``job_id`` (see :meth:`Ticket.cancel`)."""
