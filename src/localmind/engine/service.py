@@ -311,9 +311,9 @@ class EngineService:
                 self._running = None
                 self._read_epoch = None
             self._durations[ticket.priority].append(time.perf_counter() - started)
-            self._end(ticket, final)
             for listener in list(self._listeners):
                 listener(ticket, False)
+            self._end(ticket, final)
 
     def _begin(self, ticket: Ticket) -> int | None:
         """Show ``ticket`` as running (after the engine cleared its Stop flag for a turn). Returns None if it was
