@@ -297,6 +297,8 @@ class EngineProcess:
     def _ready_for_work(self, *, cancellable: bool) -> None:
         """Before a command that needs the model: read a pending reload, or reload into a fresh child."""
         self._settle_pending_load(cancellable=cancellable)
+        if self._proc is not None and not self._proc.is_alive():
+            self._discard()  # it died while idle (killed, out of memory): a fresh child needs the model again
         if self._last_load is None or self._child_loaded:
             return
         if time.monotonic() < self._retry_at and self.load_error is not None:

@@ -199,6 +199,8 @@ def _turn_summary(turn: Any) -> str:
             f" ttft {s.time_to_first_token_s:.3f}s prompt {s.prompt_tokens} ({s.reused_tokens} cached)"
             f" completion {s.generated_tokens} {outcome.finish_reason}"
         )
+    elif job.error is not None:  # the engine failed (a crash is not a cancel)
+        text += f" failed: {job.error}"
     elif job.cancelled.is_set():
         text += f" cancelled: sent {len(turn.text_parts)} pieces"
         if turn.cancelled_stats is not None:
