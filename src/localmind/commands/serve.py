@@ -178,6 +178,21 @@ def _configure_logging() -> None:
         logger.propagate = False
 
 
+def _config(args: argparse.Namespace, api_key: str | None) -> Any:
+    from localmind.server.context import LOOPBACK_HOSTS, ServerConfig
+
+    return ServerConfig(
+        api_key=api_key,
+        cors_origins=tuple(args.cors_origin),
+        # Beyond loopback the key protects the API; names are the deployment's business (proxies, DNS).
+        allowed_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else (),
+        max_body_bytes=args.max_body_bytes,
+        max_prompt_chars=args.max_prompt_chars,
+        body_timeout_s=args.header_timeout,
+        drop_oldest=args.drop_oldest,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     startup_trace.trace("serve-run")
     check_numbers(args)
@@ -207,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
         from localmind.engine.service import EngineService
         from localmind.server.app import create_app
         from localmind.server.connections import uvicorn_server
-        from localmind.server.context import LOOPBACK_HOSTS, ServedModel, ServerConfig
+        from localmind.server.context import ServedModel
         from localmind.server.scheduler import Scheduler
 
         startup_trace.trace("serve-framework-imported", startup_trace.web_framework_loaded())
@@ -222,17 +237,7 @@ def run(args: argparse.Namespace) -> int:
         # From here on the engine service is the engine's one owner: every request is a job of it.
         service = EngineService(engine)
         scheduler = Scheduler(service, max_queue=args.max_queue)
-        config = ServerConfig(
-            api_key=api_key,
-            cors_origins=tuple(args.cors_origin),
-            # Beyond loopback the key protects the API; names are the deployment's business (proxies, DNS).
-            allowed_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else (),
-            max_body_bytes=args.max_body_bytes,
-            max_prompt_chars=args.max_prompt_chars,
-            body_timeout_s=args.header_timeout,
-            drop_oldest=args.drop_oldest,
-        )
-        app = create_app(scheduler, lambda: served, config)
+        app = create_app(scheduler, lambda: served, _config(args, api_key))
         server = uvicorn_server(
             app, args.host, port, header_timeout=args.header_timeout, max_connections=args.max_connections
         )
