@@ -112,6 +112,14 @@
         <translation>引擎结束了本轮回答，但未说明原因。</translation>
     </message>
     <message>
+        <source>The engine ended the job without saying why.</source>
+        <translation>引擎结束了这项任务，但未说明原因。</translation>
+    </message>
+    <message>
+        <source>The engine service stopped the job before it ran.</source>
+        <translation>引擎服务在这项任务开始前就停止了它。</translation>
+    </message>
+    <message>
         <source>The model could not be loaded: {detail}</source>
         <translation>无法加载模型：{detail}</translation>
     </message>
