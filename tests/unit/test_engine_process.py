@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -15,6 +16,7 @@ import pytest
 from localmind.engine.process import EngineProcess
 from localmind.engine.types import (
     ChatMessage,
+    ContextLengthExceededError,
     EngineError,
     FinishReason,
     GenerationOptions,
@@ -57,6 +59,18 @@ def test_errors_keep_their_kind_and_message(engine: EngineProcess, tmp_path: Pat
         list(engine.generate([ChatMessage("user", "word " * 3000)], GREEDY))
     # Still serving, with the earlier model.
     assert text(list(engine.generate([ChatMessage("user", "hi")], GREEDY))) in REPLIES
+
+
+def test_a_conversation_too_long_for_the_api_keeps_its_class_and_counts_across_the_pipe(
+    engine: EngineProcess,
+) -> None:
+    turns = [ChatMessage("user" if i % 2 == 0 else "assistant", "word " * 300) for i in range(9)]
+    options = dataclasses.replace(GREEDY, drop_oldest=False, max_new_tokens=64)
+    with pytest.raises(ContextLengthExceededError) as refused:
+        list(engine.generate(turns, options))
+    error = refused.value
+    assert error.prompt_tokens > error.max_context > 0 and error.max_tokens == 64 and error.reply_reserve > 0
+    assert error.sources() is not None  # its words are still translatable
 
 
 def test_cancel_from_the_parent_stops_the_turn(tiny_model: Path) -> None:

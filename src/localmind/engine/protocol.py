@@ -17,6 +17,7 @@ from typing import Any
 
 from localmind.engine.types import (
     ChatMessage,
+    ContextLengthExceededError,
     EngineError,
     GenerationOptions,
     GrammarError,
@@ -92,19 +93,25 @@ class ErrorKind(enum.Enum):
 
     ENGINE = "engine"
     MODEL_LOAD = "model_load"
+    CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded"
     PROMPT_TOO_LONG = "prompt_too_long"
     GRAMMAR = "grammar"
     USER = "user"  # a plain UserFacingError
 
 
 _CLASSES: tuple[tuple[ErrorKind, type[UserFacingError]], ...] = (
-    # Most specific first: PromptTooLongError and GrammarError are EngineErrors.
+    # Most specific first: ContextLengthExceededError is a PromptTooLongError; it and GrammarError are EngineErrors.
+    (ErrorKind.CONTEXT_LENGTH_EXCEEDED, ContextLengthExceededError),
     (ErrorKind.PROMPT_TOO_LONG, PromptTooLongError),
     (ErrorKind.GRAMMAR, GrammarError),
     (ErrorKind.MODEL_LOAD, ModelLoadError),
     (ErrorKind.ENGINE, EngineError),
     (ErrorKind.USER, UserFacingError),
 )
+# Numbers an error carries besides its words (the API answers with them), by kind.
+_DETAILS: dict[ErrorKind, tuple[str, ...]] = {
+    ErrorKind.CONTEXT_LENGTH_EXCEEDED: ("prompt_tokens", "max_context", "max_tokens", "reply_reserve"),
+}
 
 
 @dataclass(frozen=True)
@@ -115,12 +122,14 @@ class Failed:
     message: str
     hint: str | None = None
     sources: Any = None  # UserFacingError.sources(): the English texts and values, for the window's translation
+    details: dict[str, int] = field(default_factory=dict)  # see _DETAILS
 
     @classmethod
     def of(cls, exc: BaseException) -> Failed:
         if isinstance(exc, UserFacingError):
             kind = next(k for k, c in _CLASSES if isinstance(exc, c))
-            return cls(kind, exc.message, exc.hint, exc.sources())
+            details = {name: int(getattr(exc, name)) for name in _DETAILS.get(kind, ())}
+            return cls(kind, exc.message, exc.hint, exc.sources(), details)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return cls(ErrorKind.ENGINE, f"The engine failed: {detail}")
 
@@ -129,6 +138,8 @@ class Failed:
         cls = dict(_CLASSES)[self.kind]
         error = cls(self.message, hint=self.hint)
         error.set_sources(self.sources)
+        for name, value in self.details.items():
+            setattr(error, name, value)
         return error
 
 
