@@ -385,7 +385,9 @@ class EngineProcess:
         return int(self._call(p.CountTokens(list(messages))))
 
     def cancel(self) -> None:
-        self._cancel_at = time.monotonic()
+        # The grace counts from the first Stop: another one (the window closing after Stop) must not extend it.
+        if not self._cancel.is_set() or self._cancel_at is None:
+            self._cancel_at = time.monotonic()
         self._cancel.set()
 
     # -- ReadsAhead -----------------------------------------------------------------------------------------------

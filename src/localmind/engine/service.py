@@ -212,10 +212,15 @@ class EngineService:
             dropped = [t for clients in self._waiting.values() for q in clients.values() for t in q]
             for clients in self._waiting.values():
                 clients.clear()
-            if self._running is not None:
-                self._running.cancelled.set()
-                self._stop_running(self._running)
+            running = self._running
+            if running is not None:
+                running.cancelled.set()
+                self._stop_running(running)
             self._cond.notify_all()
+        if running is not None and isinstance(running.job, Read):
+            # A speculative read (or the reload of a restarted child it waits for) is not worth waiting for when
+            # everything closes: closing the engine from here ends it at once.
+            self.engine.close()
         for ticket in dropped:
             ticket.cancelled.set()
             self._end(ticket, Dropped("closed"))
