@@ -49,7 +49,7 @@ from localmind.engine.jobs import (
     Unload,
     is_final,
 )
-from localmind.engine.types import ChatEngine, EngineError, ReadsAhead, Recovers
+from localmind.engine.types import ChatEngine, EngineError, ReadsAhead, Recovers, TurnFinished
 
 log = logging.getLogger(__name__)
 
@@ -298,8 +298,6 @@ class EngineService:
         return isinstance(self.engine, Recovers) and self.engine.reload_due()
 
     def _work(self) -> None:
-        from localmind.engine.service_runs import run_job
-
         while (ticket := self._take()) is not None:
             if ticket is _HEAL:
                 # Idle, and a reload that failed after a restart is due again (its files may be back): a job
@@ -348,6 +346,58 @@ class EngineService:
             ticket.ended = True
             self._tickets.pop(ticket.id, None)
         ticket._emit(final)
+
+
+# -- running each kind of job (the service's thread) -------------------------------------------------------------
+
+
+def run_job(service: EngineService, ticket: Ticket) -> JobEvent:
+    """Run ``ticket``'s job; returns the event that ends it (exceptions are the caller's to report)."""
+    if ticket.cancelled.is_set():  # cancelled between being taken and now
+        return Dropped("cancelled")
+    job = ticket.job
+    if isinstance(job, Turn):
+        return _turn(service, ticket, job)
+    if isinstance(job, Read):
+        return _read(service, ticket, job)
+    engine = service.engine
+    if service._begin(ticket) is None:
+        return Dropped("cancelled")
+    if isinstance(job, CountTokens):
+        return Result(engine.count_tokens(job.messages))
+    if isinstance(job, Load):
+        if job.prepare is not None:
+            job.prepare()
+        return Result(engine.load(job.model_dir, job.options))
+    if isinstance(job, Unload):
+        engine.unload()
+        return Result(None)
+    raise TypeError(f"not an engine job: {job!r}")
+
+
+def _turn(service: EngineService, ticket: Ticket, job: Turn) -> JobEvent:
+    engine = service.engine
+    # Engines clear their Stop flag when a turn starts. So start it first and only then show it as running: a
+    # cancel from then on reaches the engine after that clear; one that came in between is seen by _begin.
+    events = engine.generate(job.messages, job.options)
+    service._begin(ticket)
+    for event in events:
+        if ticket.cancelled.is_set():
+            engine.cancel()  # also covers a cancel that came before the engine cleared its flag
+        if isinstance(event, TurnFinished):
+            return event
+        ticket._emit(event)
+    return Failed(None)
+
+
+def _read(service: EngineService, ticket: Ticket, job: Read) -> JobEvent:
+    engine = service.engine
+    if not isinstance(engine, ReadsAhead):
+        return Result(0)
+    epoch = service._begin(ticket)
+    if epoch is None:
+        return Dropped("cancelled")
+    return Result(int(engine.prefill(job.messages, job.draft, epoch, whole=job.whole)))
 
 
 __all__ = [

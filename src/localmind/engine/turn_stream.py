@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Any
 
 from localmind.engine import protocol as p
 from localmind.engine.types import EngineError, FinishReason, StreamEvent, TextDelta, TurnFinished, TurnStats
 from localmind.engine.watchdog import Hung
-
-if TYPE_CHECKING:
-    from localmind.engine.process import EngineProcess
 
 _HUNG = "The engine stopped responding, so LocalMind restarted it."
 _HUNG_HINT = "Send your message again; if it keeps happening, try a smaller model or the CPU."
@@ -27,7 +24,8 @@ class _Retry(Exception):
 
 
 class TurnStream:
-    def __init__(self, engine: EngineProcess, command: p.Generate) -> None:
+    def __init__(self, engine: Any, command: p.Generate) -> None:
+        """``engine``: the EngineProcess whose child runs the turn (its pipe, watchdog and restart)."""
         self._engine = engine
         self._command = command
         self._started = time.perf_counter()
