@@ -101,6 +101,7 @@ class LocalEngine:
             kv_after_first_turn=options.kv_after_first_turn,
         )
         self.runner.eos = opened.eos
+        self.runner.vocab_size = int(folder.config.get("model", {}).get("vocab_size") or 0)
         try:
             self.prompts.render([ChatMessage("user", "hi")])
         except EngineError as exc:

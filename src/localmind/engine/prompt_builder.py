@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from localmind.engine.formats.thinking import strip_thinking, supports_thinking_switch, with_thinking
+from localmind.engine.tools import ToolSpec, message_payload, template_takes_tools
 from localmind.engine.types import (
     ChatMessage,
     ContextLengthExceededError,
@@ -37,6 +38,17 @@ FALLBACK_TEMPLATE = (
 )
 
 _P = TypeVar("_P")
+
+# Fill-in-the-middle: the special tokens of the tokenizers that have them, (prefix, suffix, middle), read in
+# prefix-suffix-middle order (Qwen2.5-Coder / StarCoder; DeepSeek-Coder names them begin, hole, end).
+FIM_FORMS = (
+    ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"),
+    ("<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
+    ("<\uff5cfim\u2581begin\uff5c>", "<\uff5cfim\u2581hole\uff5c>", "<\uff5cfim\u2581end\uff5c>"),
+)
+# A raw prompt's text in the KV cache's record: private-use characters no template writes first, then its ids,
+# so a raw prompt read again (n > 1) reuses the cache and a chat prompt never shares a prefix with it.
+RAW_MARK, RAW_END = "\ue010", "\ue011"
 
 
 @dataclass
@@ -122,6 +134,7 @@ class PromptBuilder:
         self.template: str = FALLBACK_TEMPLATE
         self.thinking: bool | None = None  # the turn's choice, for templates that read enable_thinking
         self.bos: int | None = None  # set when the tokenizer puts a BOS in front of every encode (Llama 3)
+        self.tools: list[ToolSpec] | None = None  # the turn's tools (engine/tools.py), rendered with the messages
 
     def attach(self, tokenizer: Any, template: str | None) -> None:
         self.tokenizer = tokenizer
@@ -131,21 +144,20 @@ class PromptBuilder:
     # -- text and tokens -----------------------------------------------------------------------------------------
     def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         # Earlier answers go back without their <think> part, as reasoning models' templates intend.
-        payload = json.dumps(
-            [
-                {"role": m.role, "content": strip_thinking(m.content) if m.role == "assistant" else m.content}
-                for m in messages
-            ],
-            ensure_ascii=False,
-        )
-        payload = valid_text(payload)
         template = self.template
+        takes_tools = template_takes_tools(template)
+        payload = valid_text(
+            json.dumps(message_payload(messages, self.tools, takes_tools, strip_thinking), ensure_ascii=False)
+        )
         if self.thinking is not None and supports_thinking_switch(template):
             template = with_thinking(template, self.thinking)
+        extra: dict[str, str] = {}
+        if self.tools and takes_tools:
+            extra["tools"] = valid_text(json.dumps([t.as_openai() for t in self.tools], ensure_ascii=False))
         try:
             return str(
                 self.tokenizer.apply_chat_template(
-                    payload, template_str=template, add_generation_prompt=add_generation_prompt
+                    payload, template_str=template, add_generation_prompt=add_generation_prompt, **extra
                 )
             )
         except Exception as exc:
@@ -191,6 +203,55 @@ class PromptBuilder:
                 ends.append(len(head))
         ends.append(len(prompt))
         return ends
+
+    # -- prompts read without the template (completions) ----------------------------------------------------------
+    def special_token(self, text: str) -> int | None:
+        """The id of ``text`` when the tokenizer has it as one token of its own (a special token), else None."""
+        try:
+            ids = [int(t) for t in self.tokenizer.encode(text)]
+        except Exception:
+            return None
+        if self.bos is not None and ids[:1] == [self.bos] and len(ids) > 1:
+            ids = ids[1:]
+        return ids[0] if len(ids) == 1 else None
+
+    def fim_tokens(self) -> tuple[int, int, int] | None:
+        """(prefix, suffix, middle) ids of the tokenizer's fill-in-the-middle tokens; None when it has none."""
+        for form in FIM_FORMS:
+            ids = [self.special_token(t) for t in form]
+            if all(i is not None for i in ids):
+                prefix, suffix, middle = ids
+                assert prefix is not None and suffix is not None and middle is not None
+                return prefix, suffix, middle
+        return None
+
+    def raw_tokens(self, options: GenerationOptions) -> list[int] | None:
+        """The tokens of a prompt read as it is (token ids, text, or a fill-in-the-middle prefix and suffix);
+        None for a chat turn (the template renders the messages)."""
+        if options.prompt_token_ids is not None:
+            if options.suffix is not None:
+                raise EngineError.say(
+                    "suffix needs a text prompt (fill-in-the-middle), not token ids.", "Send the prompt as text."
+                )
+            return list(options.prompt_token_ids)
+        if options.suffix is None:
+            return None if options.raw_prompt is None else self.encode(options.raw_prompt)
+        fim = self.fim_tokens()
+        if fim is None:
+            raise EngineError.say(
+                "suffix is not supported by this model: its tokenizer has no fill-in-the-middle tokens.",
+                "Leave out suffix, or use a code model with fill-in-the-middle (such as Qwen2.5-Coder).",
+            )
+        prefix, suffix, middle = fim
+        head = [self.bos] if self.bos is not None else []
+        return [
+            *head,
+            prefix,
+            *self.encode(options.raw_prompt or "", at_start=False),
+            suffix,
+            *self.encode(options.suffix, at_start=False),
+            middle,
+        ]
 
     # -- fitting the context -------------------------------------------------------------------------------------
     def fit(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> FittedPrompt:
@@ -332,11 +393,15 @@ def context_exceeded(prompt_tokens: int, budget: int, max_tokens: int, reserve: 
 __all__ = [
     "DEFAULT_CONTEXT_BUDGET",
     "FALLBACK_TEMPLATE",
+    "FIM_FORMS",
+    "RAW_END",
+    "RAW_MARK",
     "ContextWindow",
     "FittedPassages",
     "FittedPrompt",
     "PromptBuilder",
     "choose_passages",
+    "context_exceeded",
     "order_passages",
     "safe_draft",
 ]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
 
-from localmind.engine.types import GenerationOptions
+from localmind.engine.types import GenerationOptions, TokenLogprob
 
 # Below this a temperature is greedy: dividing logits by it overflows float64 to inf (5e-324 gave inf - inf = NaN
 # probabilities), and long before that every token but the most likely has a probability of exactly 0 anyway.
@@ -33,6 +33,13 @@ class Sampler:
         values = logits[ids]
         logits[ids] = np.where(values > 0, values / penalty, values * penalty)
 
+    def apply_logit_bias(self, logits: npt.NDArray[np.float32]) -> None:
+        """OpenAI's logit_bias, in place: each listed token's logit plus its bias (-100 bans it, 100 all but
+        forces it). Ids outside the vocabulary are left out."""
+        for token, bias in self.options.logit_bias:
+            if 0 <= token < logits.shape[0]:
+                logits[token] += bias
+
     def choose(self, logits: npt.NDArray[np.float32]) -> int:
         opts = self.options
         if opts.temperature < GREEDY_BELOW or opts.top_k == 1:
@@ -50,3 +57,26 @@ class Sampler:
             keep = int(np.searchsorted(np.cumsum(probs), opts.top_p) + 1)
             candidates, probs = candidates[:keep], probs[:keep] / probs[:keep].sum()
         return int(self._rng.choice(candidates, p=probs))
+
+
+def token_logprob(logits: npt.NDArray[np.float32], token: int, top: int, text_of: Callable[[int], str]) -> TokenLogprob:
+    """``token``'s log-probability in the distribution the turn samples from (log-softmax of ``logits`` as they are:
+    after logit_bias and the repetition penalty, before temperature, top-k and top-p), and the ``top`` likeliest
+    tokens with theirs."""
+    values = logits.astype(np.float64)
+    finite = values[np.isfinite(values)]
+    peak = float(finite.max()) if finite.size else 0.0
+    log_total = peak + float(np.log(np.exp(finite - peak).sum())) if finite.size else 0.0
+    logprobs = values - log_total
+
+    def entry(t: int) -> tuple[str, float, tuple[int, ...]]:
+        text = text_of(t)
+        value = float(logprobs[t])
+        return text, value if np.isfinite(value) else -9999.0, tuple(text.encode("utf-8", "replace"))
+
+    best: tuple[tuple[str, float, tuple[int, ...]], ...] = ()
+    if top > 0:
+        ids = np.argpartition(-values, min(top, values.shape[0] - 1))[:top]
+        best = tuple(entry(int(t)) for t in ids[np.argsort(-values[ids], kind="stable")])
+    text, value, raw = entry(token)
+    return TokenLogprob(text, value, raw, best)

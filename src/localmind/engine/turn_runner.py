@@ -15,15 +15,18 @@ from typing import Any, Protocol
 import numpy as np
 
 from localmind.engine.kv_cache import KVCache, Pieces
-from localmind.engine.prompt_builder import PromptBuilder
-from localmind.engine.sampling import GREEDY_BELOW, Sampler
+from localmind.engine.prompt_builder import RAW_END, RAW_MARK, PromptBuilder, context_exceeded
+from localmind.engine.sampling import GREEDY_BELOW, Sampler, token_logprob
+from localmind.engine.tools import ToolSpec, auto_call_events, parse_tools, required_call_events, tool_turn_options
 from localmind.engine.types import (
     ChatMessage,
+    EngineError,
     FinishReason,
     GenerationOptions,
     GrammarError,
     StreamEvent,
     TextDelta,
+    TokenLogprob,
     TurnFinished,
     TurnStats,
 )
@@ -77,17 +80,37 @@ class TurnRunner:
         self.kv = kv
         self.cancel = cancel
         self.eos: set[int] = set()
+        self.vocab_size = 0  # the model's (genai_config), to check token-id prompts; 0: unknown
 
     def run(
         self, messages: list[ChatMessage], options: GenerationOptions, fall_back: FallBack | None = None
     ) -> Iterator[StreamEvent]:
-        """Stream one turn; a turn with ``options.json_schema`` runs on a grammar Generator of its own."""
+        """Stream one turn; a turn with ``options.json_schema`` (or a tool call it must make) runs on a grammar
+        Generator of its own. A turn with tools gives the calls the model made with its TurnFinished."""
+        specs = parse_tools(options.tools) if options.tools and options.tool_choice != "none" else None
+        forced = specs is not None and options.tool_choice in ("required", "function")
+        if specs is not None and forced:
+            options = tool_turn_options(options, specs)  # the call's schema (an unknown name raises here)
+        if options.logit_bias and options.json_schema is not None:
+            raise EngineError.say(
+                "logit_bias cannot be combined with a JSON schema or a required tool call.",
+                "Leave out logit_bias for constrained turns.",
+            )
+        self.prompts.raw_tokens(options)  # a suffix the model cannot fill in is refused before the turn starts
         if options.json_schema is None:
-            return self._generate(messages, options, fall_back)
-        return self._constrained(messages, options, fall_back)
+            events = self._generate(messages, options, fall_back, specs)
+        else:
+            events = self._constrained(messages, options, fall_back, specs)
+        if specs is None:
+            return events
+        return required_call_events(events) if forced else auto_call_events(events)
 
     def _constrained(
-        self, messages: list[ChatMessage], options: GenerationOptions, fall_back: FallBack | None
+        self,
+        messages: list[ChatMessage],
+        options: GenerationOptions,
+        fall_back: FallBack | None,
+        specs: list[ToolSpec] | None = None,
     ) -> Iterator[StreamEvent]:
         """A turn whose reply must be JSON valid against ``options.json_schema``.
 
@@ -98,7 +121,7 @@ class TurnRunner:
         """
         model = self.kv.model
         with self.kv.aside(lambda: self.kv.model is model):
-            yield from self._generate(messages, options, fall_back)
+            yield from self._generate(messages, options, fall_back, specs)
 
     def grammar_generator(self, options: GenerationOptions, prompt_tokens: int) -> Any:
         """A Generator whose tokens follow ``options.json_schema``, sampling as ``options`` say."""
@@ -126,24 +149,59 @@ class TurnRunner:
             ) from exc
 
     # -- the turn ------------------------------------------------------------------------------------------------
-    def _prepare(self, messages: list[ChatMessage], options: GenerationOptions) -> _Turn:
+    def _raw_prompt(self, raw: list[int], options: GenerationOptions) -> str:
+        """The record's text for a prompt read without the template (its ids behind a private mark), once its
+        ids are checked: within the vocabulary and the context."""
+        vocab = self.vocab_size
+        bad = next((t for t in raw if t < 0 or (vocab and t >= vocab)), None)
+        if bad is not None or not raw:
+            raise EngineError.say(
+                "The prompt's token ids must be between 0 and {most} (got {value}).",
+                "Send token ids of this model's tokenizer.",
+                most=max(0, vocab - 1),
+                value=bad if bad is not None else "none",
+            )
+        window = self.kv.window
+        reserve = window.reply_reserve(options.max_new_tokens)
+        if len(raw) + reserve > window.budget:
+            raise context_exceeded(len(raw), window.budget, options.max_new_tokens, reserve)
+        return RAW_MARK + " ".join(map(str, raw)) + RAW_END
+
+    def _prepare(
+        self, messages: list[ChatMessage], options: GenerationOptions, specs: list[ToolSpec] | None = None
+    ) -> _Turn:
         """Fit the prompt, keep what the cache shares with it, and size og's buffer: what is left to read."""
         started = time.perf_counter()
         self.prompts.thinking = options.thinking
         # Times count from the user's send (Enter) when the caller says when that was: the hand-over to this
         # process and a speculative chunk still finishing are part of what the user waits for.
         waited = max(0.0, time.time() - options.submitted_at) if options.submitted_at else 0.0
-        fitted = self.prompts.fit(messages, options)
-        prompt, kv = fitted.text, self.kv
-        ends = self.prompts.message_ends(fitted.messages, prompt)
-        reused, pieces = kv.plan(prompt, ends, self.prompts.encode_piece, speculative=False)
-        turn = _Turn(prompt, reused, pieces, fitted.dropped, started, waited)
+        kv = self.kv
+        raw = self.prompts.raw_tokens(options)
+        if raw is None:
+            self.prompts.tools = specs  # rendered with the messages (fit and message_ends render)
+            try:
+                fitted = self.prompts.fit(messages, options)
+                prompt, dropped = fitted.text, fitted.dropped
+                ends = self.prompts.message_ends(fitted.messages, prompt)
+            finally:
+                self.prompts.tools = None
+            encode: Callable[[str, bool], list[int]] = self.prompts.encode_piece
+        else:
+            prompt, dropped = self._raw_prompt(raw, options), 0
+            ends = [len(prompt)]
+
+            def encode(text: str, at_start: bool) -> list[int]:
+                return raw  # the cache aligns a raw prompt only at its start and end: the whole is asked for
+
+        reused, pieces = kv.plan(prompt, ends, encode, speculative=False)
+        turn = _Turn(prompt, reused, pieces, dropped, started, waited)
         fits = kv.size_for(reused + turn.new_count + options.max_new_tokens + 1)
         if (reused + turn.new_count + kv.window.min_reply_reserve > kv.window.budget and reused) or not fits:
             # Encoding piece by piece came out longer than the budget allows, or a single turn's buffer is too
             # small for this one: start from scratch.
             kv.drop()
-            turn.reused, turn.pieces = 0, [(len(prompt), self.prompts.encode(prompt))]
+            turn.reused, turn.pieces = 0, [(len(prompt), encode(prompt, True))]
             kv.size_for(turn.new_count + options.max_new_tokens + 1)
         if options.json_schema is not None:  # the cache is empty (aside): the whole prompt goes to this generator
             kv.generator = self.grammar_generator(options, turn.reused + turn.new_count)
@@ -164,9 +222,13 @@ class TurnRunner:
         return True
 
     def _generate(
-        self, messages: list[ChatMessage], options: GenerationOptions, fall_back: FallBack | None
+        self,
+        messages: list[ChatMessage],
+        options: GenerationOptions,
+        fall_back: FallBack | None,
+        specs: list[ToolSpec] | None = None,
     ) -> Iterator[StreamEvent]:
-        turn = self._prepare(messages, options)
+        turn = self._prepare(messages, options, specs)
         try:
             if not self._read_prompt(turn):
                 yield TurnFinished(FinishReason.CANCELLED, turn.stats(self.kv))
@@ -199,6 +261,7 @@ class TurnRunner:
         stream = self.prompts.tokenizer.create_stream()
         seen = set(kv.record.tokens) if options.repetition_penalty != 1.0 else set()
         generated = turn.generated
+        pending: list[TokenLogprob] = []  # tokens whose text is not whole yet (a character split across tokens)
         while True:
             if self.cancel.is_set():
                 return FinishReason.CANCELLED
@@ -214,7 +277,10 @@ class TurnRunner:
                     logits[[t for t in self.eos if t < logits.shape[0]]] = -np.inf
                 if seen:
                     sampler.apply_repetition_penalty(logits, seen)
+                sampler.apply_logit_bias(logits)
                 token = sampler.choose(logits)
+                if options.logprobs:
+                    pending.append(token_logprob(logits, token, options.top_logprobs, self._token_text))
             if turn.first_token_at is None:
                 turn.first_token_at = time.perf_counter()
             if token in self.eos:
@@ -225,12 +291,16 @@ class TurnRunner:
             piece = stream.decode(token)
             if piece:
                 turn.streamed.append(piece)
-                yield TextDelta(piece)
+                yield TextDelta(piece, tuple(pending))
+                pending.clear()
             # Append even the last token: the cache then matches the reply the user sees.
             if guided:
                 kv.record.tokens.append(token)  # og appended it already
             else:
                 kv.append([token])
+
+    def _token_text(self, token: int) -> str:
+        return str(self.prompts.tokenizer.decode(np.asarray([token], dtype=np.int32)))
 
     def _settle(self, turn: _Turn, reason: FinishReason) -> None:
         """Mark the reply in the record where its text and tokens line up; forget what cannot be trusted."""

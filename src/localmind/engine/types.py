@@ -9,14 +9,29 @@ from typing import Literal, Protocol, runtime_checkable
 
 from localmind.errors import UserFacingError
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
 DEVICES = ("auto", "cpu", "cuda", "dml", "coreml")
+MAX_TOP_LOGPROBS = 20
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call of one of the turn's tools, as the model wrote it (``arguments``: its JSON text)."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role
     content: str
+    # An assistant turn that called tools (rendered through the template's own tool-call form), and a ``tool``
+    # turn's answer to one of them (engine/tools.py).
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,23 @@ class GenerationOptions:
     # A conversation longer than the context: drop its oldest messages (the window's policy; the turn's stats say
     # how many) or, when False, refuse it with ContextLengthExceededError (an API client must be told).
     drop_oldest: bool = True
+    # Tools the model may call (OpenAI's ``tools`` list as JSON text; engine/tools.py) and whether it must:
+    # "auto" (parse what it writes), "none" (tools not rendered), "required" (constrained to a call of one of
+    # them), or "function" with ``tool_name`` (constrained to a call of that one).
+    tools: str | None = None
+    tool_choice: Literal["auto", "none", "required", "function"] = "auto"
+    tool_name: str | None = None
+    # Per generated token: its log-probability (and the ``top_logprobs`` likeliest alternatives) in the
+    # distribution it was drawn from: the logits after logit_bias and the repetition penalty, before temperature,
+    # top-k and top-p (docs/api.md). Carried in TextDelta.logprobs.
+    logprobs: bool = False
+    top_logprobs: int = 0
+    logit_bias: tuple[tuple[int, float], ...] = ()  # (token id, added to its logit before sampling)
+    # A prompt read as it is, without the chat template (the messages are not used): token ids, or text; with
+    # ``suffix`` the text is the prefix of a fill-in-the-middle prompt (tokenizers with FIM tokens only).
+    prompt_token_ids: tuple[int, ...] | None = None
+    raw_prompt: str | None = None
+    suffix: str | None = None
 
     def validate(self) -> None:
         if not 0.0 <= self.temperature <= 5.0:
@@ -56,6 +88,14 @@ class GenerationOptions:
             raise UserFacingError.say(
                 "Min new tokens must be between 0 and max new tokens (got {value}).", value=self.min_new_tokens
             )
+        if not 0 <= self.top_logprobs <= MAX_TOP_LOGPROBS:
+            raise UserFacingError.say(
+                "top_logprobs must be between 0 and {most} (got {value}).",
+                most=MAX_TOP_LOGPROBS,
+                value=self.top_logprobs,
+            )
+        if self.tool_choice == "function" and not self.tool_name:
+            raise UserFacingError.say("A tool choice of a function must name the function.")
 
 
 @dataclass(frozen=True)
@@ -115,8 +155,19 @@ class TurnStats:
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One generated token's log-probability and its likeliest alternatives ((token text, logprob), best first)."""
+
+    token: str
+    logprob: float
+    bytes: tuple[int, ...] = ()
+    top: tuple[tuple[str, float, tuple[int, ...]], ...] = ()  # (token text, logprob, its UTF-8 bytes)
+
+
+@dataclass(frozen=True)
 class TextDelta:
     text: str  # always whole characters
+    logprobs: tuple[TokenLogprob, ...] = ()  # the tokens that made this text (GenerationOptions.logprobs)
 
 
 @dataclass(frozen=True)
@@ -127,6 +178,8 @@ class TurnFinished:
     # Set when the engine had to reload the model during the turn (the GPU failed on its first forward pass
     # and the turn ran on the CPU): the model as it is now, with a warning that says so.
     reloaded: LoadInfo | None = None
+    # The tools the model called (a turn with GenerationOptions.tools); their text was not streamed as content.
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 StreamEvent = TextDelta | TurnFinished
