@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -57,6 +58,15 @@ class Sampler:
             keep = int(np.searchsorted(np.cumsum(probs), opts.top_p) + 1)
             candidates, probs = candidates[:keep], probs[:keep] / probs[:keep].sum()
         return int(self._rng.choice(candidates, p=probs))
+
+
+def choice_options(options: GenerationOptions, index: int) -> GenerationOptions:
+    """The options of choice ``index`` of n (OpenAI's ``n``): choices are sequential turns on the same prompt, which
+    the KV cache reads once (each later choice rewinds to the prompt's end and reads only its last token again);
+    a seeded request gives each choice its own seed (seed + index), so they differ and repeat."""
+    if index == 0 or options.seed is None:
+        return options
+    return replace(options, seed=options.seed + index)
 
 
 def token_logprob(logits: npt.NDArray[np.float32], token: int, top: int, text_of: Callable[[int], str]) -> TokenLogprob:

@@ -53,6 +53,8 @@ class _Turn:
     first_token_at: float | None = None
     generated: list[int] = field(default_factory=list)
     streamed: list[str] = field(default_factory=list)
+    # Log-probabilities of tokens whose text is not whole yet (a character split across tokens).
+    pending_logprobs: list[TokenLogprob] = field(default_factory=list)
 
     @property
     def new_count(self) -> int:
@@ -251,6 +253,8 @@ class TurnRunner:
                 yield from fall_back(messages, options, exc)
                 return
             reason, error = FinishReason.ERROR, f"The model failed while answering: {exc}"
+        if turn.pending_logprobs:  # the turn ended inside a character: the tokens still count
+            yield TextDelta("", tuple(turn.pending_logprobs))
         self._settle(turn, reason)
         yield TurnFinished(reason, turn.stats(self.kv), error=error)
 
@@ -261,7 +265,7 @@ class TurnRunner:
         stream = self.prompts.tokenizer.create_stream()
         seen = set(kv.record.tokens) if options.repetition_penalty != 1.0 else set()
         generated = turn.generated
-        pending: list[TokenLogprob] = []  # tokens whose text is not whole yet (a character split across tokens)
+        pending = turn.pending_logprobs
         while True:
             if self.cancel.is_set():
                 return FinishReason.CANCELLED
@@ -279,12 +283,12 @@ class TurnRunner:
                     sampler.apply_repetition_penalty(logits, seen)
                 sampler.apply_logit_bias(logits)
                 token = sampler.choose(logits)
-                if options.logprobs:
-                    pending.append(token_logprob(logits, token, options.top_logprobs, self._token_text))
             if turn.first_token_at is None:
                 turn.first_token_at = time.perf_counter()
             if token in self.eos:
                 return FinishReason.END_OF_TURN
+            if options.logprobs and not guided:  # og samples a guided token itself, from logits it keeps
+                pending.append(token_logprob(logits, token, options.top_logprobs, self._token_text))
             generated.append(token)
             if seen:
                 seen.add(token)
