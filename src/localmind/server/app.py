@@ -10,7 +10,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from localmind.server import generate_routes, openai_routes
+from localmind.server import embeddings_routes, generate_routes, openai_routes
 from localmind.server import response_schemas as rs
 from localmind.server.context import ServedModel, ServerConfig, ServerContext, context_of
 from localmind.server.errors import exception_handlers
@@ -72,7 +72,7 @@ async def docs(request: Request) -> Response:
 
 def api_routes() -> tuple[ApiRoute, ...]:
     """Every route the app serves, as declared (what /openapi.json describes)."""
-    return (*openai_routes.routes, *generate_routes.routes, *_own)
+    return (*openai_routes.routes, *embeddings_routes.routes, *generate_routes.routes, *_own)
 
 
 def create_app(scheduler: Scheduler, served: Callable[[], ServedModel | None], config: ServerConfig) -> Starlette:
