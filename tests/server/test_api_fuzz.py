@@ -26,7 +26,7 @@ EXAMPLES = 30
 _LENGTHS = ("max_tokens", "max_completion_tokens", "max_new_tokens", "min_tokens")
 # Refusals the description gives for bodies its schema cannot tell apart (they depend on the content, or on two
 # fields together), each said in the 400's description: code, or the param for those without one.
-_CONTENT_REFUSALS = {"invalid_json_schema", "context_length_exceeded", "prompt_too_long"}
+_CONTENT_REFUSALS = {"invalid_json_schema", "context_length_exceeded", "prompt_too_long", "invalid_value"}
 _CROSS_FIELD_PARAMS = {"stream_options", "min_tokens", "response_format.json_schema.schema"}
 
 

@@ -142,7 +142,7 @@ def test_completions_endpoint(client: openai.OpenAI) -> None:
     ("kwargs", "error", "needle"),
     [
         ({"model": "gpt-4o"}, openai.NotFoundError, "serves 'tiny'"),
-        ({"n": 2}, openai.BadRequestError, "n=1"),
+        ({"n": 9}, openai.BadRequestError, "'n'"),
         ({"temperature": 3}, openai.BadRequestError, "temperature"),
         (
             {"response_format": {"type": "json_schema", "json_schema": {"type": "foo"}}},
@@ -150,19 +150,19 @@ def test_completions_endpoint(client: openai.OpenAI) -> None:
             "schema",
         ),
         (
-            {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
+            {"tools": [{"type": "function", "function": {"name": "bad name", "parameters": {}}}]},
             openai.BadRequestError,
-            "Tools",
+            "tools[0].function.name",
         ),
         ({"messages": []}, openai.BadRequestError, "messages"),
-        ({"messages": [{"role": "tool", "content": "x", "tool_call_id": "1"}]}, openai.BadRequestError, "role"),
+        ({"messages": [{"role": "tool", "content": "x"}]}, openai.BadRequestError, "tool_call_id"),
         (
             {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]},
             openai.BadRequestError,
             "text only",
         ),
         ({"max_tokens": 0}, openai.BadRequestError, "max_tokens"),
-        ({"logprobs": True}, openai.BadRequestError, "logprobs"),
+        ({"top_logprobs": 2}, openai.BadRequestError, "top_logprobs"),
     ],
 )
 def test_bad_requests_get_openai_errors(client: openai.OpenAI, kwargs: dict, error: type, needle: str) -> None:  # type: ignore[type-arg]

@@ -166,6 +166,22 @@ def completion_logprobs(tokens: Sequence[TokenLogprob], start: int = 0) -> dict[
     }
 
 
+# The engine's refusals of a request's field (they cross the engine's process as EngineError with these words).
+_ENGINE_FIELDS = (
+    ("suffix", "suffix"),
+    ("logit_bias", "logit_bias"),
+    ("The prompt's token ids", "prompt"),
+    ("The tools are not valid", "tools"),
+    ("tool_choice names", "tool_choice"),
+    ("top_logprobs must", "top_logprobs"),
+)
+
+
+def engine_field(message: str) -> str | None:
+    """The request field an engine error is about (a 400 naming it), or None for a failure of the engine."""
+    return next((param for start, param in _ENGINE_FIELDS if message.startswith(start)), None)
+
+
 def logit_bias(value: dict[str, Any] | None) -> tuple[tuple[int, float], ...]:
     """OpenAI's ``logit_bias`` (token id as a string → -100..100) as the engine takes it."""
     if not value:
@@ -189,6 +205,7 @@ __all__ = [
     "chat_message",
     "completion_logprobs",
     "delta_calls",
+    "engine_field",
     "finish_reason_for_calls",
     "logit_bias",
     "message_calls",

@@ -10,6 +10,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from localmind.engine.sampling import choice_options
+from localmind.engine.types import ChatMessage, GenerationOptions
+from localmind.server import abilities
 from localmind.server import requests as conv
 from localmind.server import response_schemas as rs
 from localmind.server.context import ServedModel, client_of, context_of
@@ -111,21 +114,39 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
     messages = conv.chat_messages(ctx, body)
-    options = conv.generation_options(ctx, body, body.max_completion_tokens or body.max_tokens)
+    options, tools = conv.chat_options(ctx, body)
+    n = body.n or 1
+    if n > 1 and body.stream:
+        raise APIError(
+            400,
+            "'n' above 1 cannot be combined with stream=true: stream one choice per request.",
+            param="n",
+            code="invalid_value",
+        )
+    cid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+    if n > 1:
+        return await _chat_choices(request, body, served, messages, options, tools, cid, created, n)
     turn = Turn(ctx.scheduler, messages, options, conv.stop_sequences(body), client_of(request))
     request.state.turn = turn
-    cid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     sent_role = False
+    sent_logprobs = 0
 
     def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
-        nonlocal sent_role
+        nonlocal sent_role, sent_logprobs
         delta: dict[str, Any] = {}
         if not sent_role:
             delta["role"], sent_role = "assistant", True
         if text is not None:
             delta["content"] = text
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        if finish is not None and turn.tool_calls:
+            delta.update(abilities.delta_calls(turn.tool_calls, tools.legacy))
+            finish = abilities.finish_reason_for_calls(tools.legacy)
+        logprobs = None
+        if options.logprobs:
+            logprobs = abilities.chat_logprobs(turn.logprobs[sent_logprobs:])
+            sent_logprobs = len(turn.logprobs)
+        choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
         out = _envelope(cid, "chat.completion.chunk", created, served.id, [choice], streamed_usage=include_usage)
         return _with_dropped(out, turn) if finish is not None and options.drop_oldest else out
 
@@ -135,11 +156,50 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
     if response is not None:
         return response
-    assert turn.outcome is not None
-    message = {"role": "assistant", "content": turn.text}
-    choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
-    out = _envelope(cid, "chat.completion", created, served.id, [choice], turn=turn)
+    out = _envelope(cid, "chat.completion", created, served.id, [_chat_choice(turn, 0, options, tools)], turn=turn)
     return JSONResponse(_with_dropped(out, turn) if options.drop_oldest else out)
+
+
+def _chat_choice(turn: Turn, index: int, options: GenerationOptions, tools: abilities.ToolRequest) -> dict[str, Any]:
+    assert turn.outcome is not None
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+    finish = turn.outcome.finish_reason
+    if turn.tool_calls:
+        message["content"] = turn.text or None
+        message.update(abilities.message_calls(turn.tool_calls, tools.legacy))
+        finish = abilities.finish_reason_for_calls(tools.legacy)
+    logprobs = abilities.chat_logprobs(turn.logprobs) if options.logprobs else None
+    return {"index": index, "message": message, "logprobs": logprobs, "finish_reason": finish}
+
+
+async def _chat_choices(
+    request: Request,
+    body: ChatCompletionRequest,
+    served: ServedModel,
+    messages: list[ChatMessage],
+    options: GenerationOptions,
+    tools: abilities.ToolRequest,
+    cid: str,
+    created: int,
+    n: int,
+) -> Response:
+    """n choices, one turn after another on the same prompt (the KV cache reads the prompt once)."""
+    ctx = context_of(request)
+    choices: list[dict[str, Any]] = []
+    turns: list[Turn] = []
+    for index in range(n):
+        turn = Turn(
+            ctx.scheduler, messages, choice_options(options, index), conv.stop_sequences(body), client_of(request)
+        )
+        request.state.turn = turn
+        await _run(request, turn, False, lambda _t, _f: {}, None)
+        choices.append(_chat_choice(turn, index, options, tools))
+        turns.append(turn)
+    out = _envelope(cid, "chat.completion", created, served.id, choices, turn=turns[0])
+    completion = sum(t.outcome.stats.generated_tokens for t in turns if t.outcome is not None)
+    out["usage"]["completion_tokens"] = completion
+    out["usage"]["total_tokens"] = out["usage"]["prompt_tokens"] + completion
+    return JSONResponse(_with_dropped(out, turns[0]) if options.drop_oldest else out)
 
 
 def _with_dropped(out: dict[str, Any], turn: Turn) -> dict[str, Any]:

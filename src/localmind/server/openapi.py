@@ -40,7 +40,9 @@ _ERRORS = {
     "(`unsupported_parameter`, as each field's description says), `stream_options` without `stream`, `min_tokens` "
     "with a JSON `response_format`, a JSON schema the engine cannot follow (`invalid_json_schema`), a prompt over "
     "the server's character limit (`prompt_too_long`) and a conversation longer than the context "
-    "(`context_length_exceeded`, with the token counts).",
+    "(`context_length_exceeded`, with the token counts); tools, tool calls and tool turns in `messages`, "
+    "`tool_choice`, `logit_bias`, `top_logprobs` and `n` whose content or combination cannot be honoured "
+    "(`invalid_value`, naming the field).",
     "400host": "The Host header is not one of this server's names (`invalid_host`).",
     "401": "The API key is missing or not correct.",
     "403": "Sent by a web page from an origin the server does not allow (`origin_not_allowed`; see --cors-origin).",

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from localmind.engine.types import ChatMessage, GenerationOptions, Role
+from localmind.server import abilities
 from localmind.server.context import ServedModel, ServerContext
 from localmind.server.errors import APIError, bad_request, unsupported
 from localmind.server.schemas import ChatCompletionRequest, CompletionRequest, Message, ResponseFormat, SamplingFields
@@ -43,9 +44,53 @@ def _text_of(message: Message) -> str:
 
 
 def chat_messages(ctx: ServerContext, body: ChatCompletionRequest) -> list[ChatMessage]:
-    messages = [ChatMessage(_ROLES[m.role], _text_of(m)) for m in body.messages]
+    messages = [_chat_message(m, i) for i, m in enumerate(body.messages)]
     check_prompt_size(ctx, sum(len(m.content) for m in messages), "messages")
     return messages
+
+
+def _chat_message(message: Message, index: int) -> ChatMessage:
+    if message.role not in ("tool", "function") and not message.tool_calls and not message.function_call:
+        return ChatMessage(_ROLES[message.role], _text_of(message))
+    fields = {
+        "role": message.role,
+        "content": _text_of(message),
+        "name": message.name,
+        "tool_call_id": message.tool_call_id,
+        "tool_calls": message.tool_calls,
+        "function_call": message.function_call,
+    }
+    try:
+        return abilities.chat_message(fields, index)
+    except abilities.FieldError as exc:
+        raise bad_request(exc.message, param=exc.param, code="invalid_value") from None
+
+
+def chat_options(ctx: ServerContext, body: ChatCompletionRequest) -> tuple[GenerationOptions, abilities.ToolRequest]:
+    """The chat request's options with its tools, logprobs and logit_bias (each refused with a 400 naming it)."""
+    options = generation_options(ctx, body, body.max_completion_tokens or body.max_tokens)
+    try:
+        tools = abilities.tool_request(body.tools, body.tool_choice, body.functions, body.function_call)
+        bias = abilities.logit_bias(body.logit_bias)
+    except abilities.FieldError as exc:
+        raise bad_request(exc.message, param=exc.param, code="invalid_value") from None
+    if tools.tools is not None and tools.tool_choice in ("required", "function") and options.json_schema is not None:
+        raise bad_request(
+            "A required tool call cannot be combined with a JSON response_format.", "tool_choice", "invalid_value"
+        )
+    if bias and (options.json_schema is not None or tools.tool_choice in ("required", "function")):
+        raise bad_request("'logit_bias' cannot be combined with constrained decoding.", "logit_bias", "invalid_value")
+    if body.top_logprobs and not body.logprobs:
+        raise bad_request("'top_logprobs' needs 'logprobs': true.", "top_logprobs", "invalid_value")
+    return replace(
+        options,
+        tools=tools.tools,
+        tool_choice=tools.tool_choice,  # type: ignore[arg-type]
+        tool_name=tools.tool_name,
+        logprobs=bool(body.logprobs),
+        top_logprobs=body.top_logprobs or 0,
+        logit_bias=bias,
+    ), tools
 
 
 def completion_messages(ctx: ServerContext, body: CompletionRequest) -> list[ChatMessage]:

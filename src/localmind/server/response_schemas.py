@@ -58,20 +58,49 @@ def _envelope(kind: str, choice: dict[str, Any], *, usage_nullable: bool) -> dic
     )
 
 
+_CALL = _object({"name": _STR, "arguments": {"type": "string", "description": "JSON text."}})
+_TOOL_CALL = _object({"id": _STR, "type": {"const": "function"}, "function": _CALL})
+_DELTA_CALL = _object({"index": _INT, "id": _STR, "type": {"const": "function"}, "function": _CALL})
+_TOP = _object({"token": _STR, "logprob": _NUM, "bytes": {"type": "array", "items": _INT}})
+_TOKEN_LOGPROB = _object({**_TOP["properties"], "top_logprobs": {"type": "array", "items": _TOP}})
+_CHAT_LOGPROBS = {
+    "anyOf": [
+        _object({"content": {"type": "array", "items": _TOKEN_LOGPROB}, "refusal": {"type": "null"}}),
+        {"type": "null"},
+    ],
+    "description": "With logprobs: each generated token's log-probability (docs/api.md says of which distribution).",
+}
+_CHAT_FINISH = ["stop", "length", "tool_calls", "function_call"]
 _CHAT_CHOICE = _object(
     {
         "index": _INT,
-        "message": _object({"role": {"const": "assistant"}, "content": _STR}),
-        "logprobs": {"type": "null"},
-        "finish_reason": {"enum": ["stop", "length"]},
+        "message": _object(
+            {
+                "role": {"const": "assistant"},
+                "content": {"type": ["string", "null"]},
+                "tool_calls": {"type": "array", "items": _TOOL_CALL},
+                "function_call": _CALL,
+            },
+            ["role", "content"],
+        ),
+        "logprobs": _CHAT_LOGPROBS,
+        "finish_reason": {"enum": _CHAT_FINISH},
     }
 )
 _CHUNK_CHOICE = _object(
     {
         "index": _INT,
-        "delta": _object({"role": {"const": "assistant"}, "content": _STR}, []),
-        "logprobs": {"type": "null"},
-        "finish_reason": _FINISH,
+        "delta": _object(
+            {
+                "role": {"const": "assistant"},
+                "content": _STR,
+                "tool_calls": {"type": "array", "items": _DELTA_CALL},
+                "function_call": _CALL,
+            },
+            [],
+        ),
+        "logprobs": _CHAT_LOGPROBS,
+        "finish_reason": {"type": ["string", "null"], "enum": [*_CHAT_FINISH, None]},
     }
 )
 _TEXT_CHOICE = _object({"index": _INT, "text": _STR, "logprobs": {"type": "null"}, "finish_reason": _FINISH})

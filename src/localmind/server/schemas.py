@@ -13,7 +13,6 @@ from localmind.server.fields import spec
 # class body, never a shared mutable default.
 
 
-_NO_TOOLS = "Tools (function calling) are not supported by this server yet."
 _LATER = "is not supported by this server yet."
 
 
@@ -29,15 +28,18 @@ class ContentPart:
 
 @dataclass(frozen=True, kw_only=True)
 class Message:
-    role: Literal["system", "developer", "user", "assistant"] = spec(
-        refusal="Use the roles system, developer, user or assistant (tool messages come with tool support)."
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"] = spec(
+        refusal="Use the roles system, developer, user, assistant or tool (function: the older form of tool)."
     )
     content: str | list[ContentPart] | None = spec(None, description="Text, or text parts; null is empty text.")
     name: str | None = spec(None, description="Accepted; the model does not see participants' names.")
     refusal: str | None = spec(None, description="Accepted (an assistant's refusal, as OpenAI returns it).")
     annotations: list[Any] | None = spec(None, description="Accepted (as OpenAI returns them); not read.")
-    tool_calls: list[Any] | None = spec(None, max_length=0, refusal=_NO_TOOLS)
-    function_call: None = spec(None, refusal=_NO_TOOLS)
+    tool_calls: list[dict[str, Any]] | None = spec(
+        None, max_length=128, description="An assistant turn's calls (rendered through the model's template)."
+    )
+    tool_call_id: str | None = spec(None, description="A tool turn: the call it answers.")
+    function_call: dict[str, Any] | None = spec(None, description="The older form of one assistant call.")
     audio: None = spec(None, refusal="Audio is not supported.")
 
 
@@ -69,7 +71,7 @@ class SamplingFields:
     top_p: float | None = spec(None, gt=0, le=1)
     seed: int | None = spec(None, description="Seed for sampling.")
     stop: str | list[str] | None = spec(None, max_length=4, description="Up to 4 sequences; the reply ends before one.")
-    n: int | None = spec(None, ge=1, le=1, refusal="Only n=1 is supported: ask once per answer you need.")
+    n: int | None = spec(None, ge=1, le=8, description="Choices, 1-8: generated one after another on the same prompt.")
     stream: bool = spec(False, description="Send the reply as Server-Sent Events while it is generated.")
     stream_options: StreamOptions | None = spec(None, description="Only with stream=true.")
     frequency_penalty: float | None = spec(
@@ -78,7 +80,9 @@ class SamplingFields:
     presence_penalty: float | None = spec(
         None, only=(0,), refusal="'presence_penalty' is not supported: leave it out or send 0."
     )
-    logit_bias: dict[str, Any] | None = spec(None, max_length=0, refusal=f"'logit_bias' {_LATER}")
+    logit_bias: dict[str, Any] | None = spec(
+        None, max_length=1024, description="Token id → -100..100 added to its logit before sampling."
+    )
     user: str | None = spec(None, description="Accepted; not stored.")
     # Extension (vLLM has the same): no end of turn before this many tokens. Benchmarks use it for fixed lengths.
     min_tokens: int | None = spec(None, ge=0, description="No end of the reply before this many tokens.")
@@ -109,13 +113,17 @@ class ChatCompletionRequest(SamplingFields):
     messages: list[Message] = spec(min_length=1, description="The conversation: system, user and assistant turns.")
     max_tokens: int | None = spec(None, ge=1, description="At most this many new tokens.")
     max_completion_tokens: int | None = spec(None, ge=1, description="The same as max_tokens.")
-    logprobs: bool | None = spec(None, only=(False,), refusal=f"'logprobs' {_LATER}")
-    top_logprobs: int | None = spec(None, only=(0,), refusal=f"'top_logprobs' {_LATER}")
-    tools: list[Any] | None = spec(None, max_length=0, refusal=_NO_TOOLS)
-    tool_choice: Literal["none", "auto"] | None = spec(None, refusal=_NO_TOOLS)
-    parallel_tool_calls: bool | None = spec(None, description="Accepted; there are no tool calls.")
-    functions: list[Any] | None = spec(None, max_length=0, refusal=_NO_TOOLS)
-    function_call: Literal["none", "auto"] | None = spec(None, refusal=_NO_TOOLS)
+    logprobs: bool | None = spec(None, description="Each token's log-probability (docs/api.md says of which).")
+    top_logprobs: int | None = spec(None, ge=0, le=20, description="With logprobs: this many likeliest alternatives.")
+    tools: list[dict[str, Any]] | None = spec(None, max_length=128, description="Functions the model may call.")
+    tool_choice: str | dict[str, Any] | None = spec(
+        None, description="auto, none, required (a call, by constrained decoding), or a named function."
+    )
+    parallel_tool_calls: bool | None = spec(
+        None, description="Accepted: a required call is one call; with auto every call the model writes is given."
+    )
+    functions: list[dict[str, Any]] | None = spec(None, max_length=128, description="The older form of tools.")
+    function_call: str | dict[str, Any] | None = spec(None, description="The older form of tool_choice.")
     reasoning_effort: None = spec(None, refusal=f"'reasoning_effort' {_LATER}")
     verbosity: None = spec(None, refusal=f"'verbosity' {_LATER}")
     modalities: list[Literal["text"]] | None = spec(None, refusal="This model writes text only.")

@@ -21,10 +21,13 @@ from localmind.engine.types import (
     ModelLoadError,
     PromptTooLongError,
     TextDelta,
+    TokenLogprob,
+    ToolCall,
     TurnFinished,
     TurnStats,
 )
 from localmind.errors import UserFacingError
+from localmind.server.abilities import engine_field
 from localmind.server.errors import APIError
 from localmind.server.scheduler import Job, QueueFull, Scheduler
 from localmind.server.stops import StopFilter
@@ -34,7 +37,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Outcome:
-    finish_reason: str  # "stop" | "length"
+    finish_reason: str  # "stop" | "length" | "tool_calls"
     stats: TurnStats
 
     def usage(self) -> dict[str, Any]:
@@ -67,6 +70,9 @@ def engine_error(exc: BaseException) -> APIError:
         return APIError(400, str(exc), param="messages", code="context_length_exceeded")
     if isinstance(exc, ModelLoadError):
         return APIError(503, str(exc), type="server_error", code="model_not_loaded")
+    param = engine_field(str(exc)) if isinstance(exc, EngineError) else None
+    if param is not None:
+        return APIError(400, str(exc), param=param, code="invalid_value")
     if isinstance(exc, (EngineError, UserFacingError)):
         return APIError(500, str(exc), type="server_error", code="engine_error")
     return APIError(500, f"The engine failed: {type(exc).__name__}: {exc}", type="server_error")
@@ -119,6 +125,8 @@ class Turn:
         self.outcome: Outcome | None = None
         self.text_parts: list[str] = []
         self.cancelled_stats: TurnStats | None = None  # how far the engine got when a hang-up stopped it
+        self.logprobs: list[TokenLogprob] = []  # with GenerationOptions.logprobs
+        self.tool_calls: tuple[ToolCall, ...] = ()  # the calls the model made (a turn with tools)
 
     def cancel(self) -> None:
         self.job.cancel()
@@ -139,6 +147,7 @@ class Turn:
         try:
             async for event in self.job.events():
                 if isinstance(event, TextDelta):
+                    self.logprobs.extend(event.logprobs)
                     text = self._stops.feed(event.text)
                     if self._stops.stopped:
                         self.job.cancel()  # the engine stops within one step; keep reading for its stats
@@ -160,6 +169,9 @@ class Turn:
             self.text_parts.append(tail)
             yield tail
         reason = "length" if finished.reason is FinishReason.LENGTH and not self._stops.stopped else "stop"
+        self.tool_calls = finished.tool_calls
+        if finished.tool_calls:
+            reason = "tool_calls"
         self.outcome = Outcome(reason, finished.stats)
 
     @property
