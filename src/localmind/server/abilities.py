@@ -55,7 +55,7 @@ def tool_request(
     """The request's tools (or legacy functions, mapped to the same) and choice; FieldError naming the field."""
     if functions is not None and tools is not None:
         raise FieldError("Send either 'tools' or the older 'functions', not both.", "functions")
-    legacy = functions is not None
+    legacy = functions is not None or (tools is None and function_call is not None)
     listed = [{"type": "function", "function": f} for f in functions] if functions is not None else tools
     choice, name = _choice(function_call if legacy else tool_choice, "function_call" if legacy else "tool_choice")
     if not listed:
@@ -70,7 +70,8 @@ def tool_request(
     try:
         specs = parse_tools(text)
     except EngineError as exc:
-        raise FieldError(exc.message, "functions" if legacy else "tools") from None
+        message = exc.message.replace("tools", "functions") if legacy else exc.message
+        raise FieldError(message, "functions" if legacy else "tools") from None
     if name is not None and name not in {s.name for s in specs}:
         param = "function_call" if legacy else "tool_choice"
         raise FieldError(f"'{param}' names the function '{name}', which is not among the tools.", param)

@@ -33,6 +33,39 @@ class EmbeddingRequest:
     user: str | None = spec(None, description="Accepted; not stored.")
 
 
+_INT = {"type": "integer"}
+EMBEDDINGS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "object": {"const": "list"},
+        "data": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "object": {"const": "embedding"},
+                    "index": _INT,
+                    "embedding": {
+                        "anyOf": [
+                            {"type": "array", "items": {"type": "number"}},
+                            {"type": "string", "description": "base64 of little-endian float32"},
+                        ]
+                    },
+                },
+                "required": ["object", "index", "embedding"],
+            },
+        },
+        "model": {"type": "string"},
+        "usage": {
+            "type": "object",
+            "properties": {"prompt_tokens": _INT, "total_tokens": _INT},
+            "required": ["prompt_tokens", "total_tokens"],
+        },
+    },
+    "required": ["object", "data", "model", "usage"],
+}
+
+
 def _service(request: Request) -> EmbeddingService:
     state = request.app.state
     service: EmbeddingService | None = getattr(state, "embeddings", None)
@@ -49,6 +82,7 @@ def _service(request: Request) -> EmbeddingService:
     EmbeddingRequest,
     summary="Embeddings (OpenAI-compatible) with the installed embedding model (404 when none is installed)",
     example={"model": "multilingual-e5-small", "input": ["A first text.", "A second one."]},
+    content={"application/json": {"schema": EMBEDDINGS_SCHEMA}},
 )
 async def embeddings(request: Request, body: EmbeddingRequest) -> Response:
     try:

@@ -220,29 +220,56 @@ def _with_dropped(out: dict[str, Any], turn: Turn) -> dict[str, Any]:
 async def completions(request: Request, body: CompletionRequest) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
-    messages = conv.completion_messages(ctx, body)
-    options = conv.generation_options(ctx, body, body.max_tokens or 16)
-    turn = Turn(ctx.scheduler, messages, options, conv.stop_sequences(body), client_of(request))
-    request.state.turn = turn
+    messages, options = conv.completion_request(ctx, body)
+    n = body.n or 1
+    if n > 1 and body.stream:
+        raise APIError(
+            400,
+            "'n' above 1 cannot be combined with stream=true: stream one choice per request.",
+            param="n",
+            code="invalid_value",
+        )
     cid, created = f"cmpl-{uuid.uuid4().hex}", int(time.time())
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
-    prefix = messages[0].content if body.echo else ""
+    echoed = messages[0].content if body.echo and messages else ""
+    turns: list[Turn] = []
+    for index in range(n):
+        turn = Turn(
+            ctx.scheduler, messages, choice_options(options, index), conv.stop_sequences(body), client_of(request)
+        )
+        request.state.turn = turn
+        turns.append(turn)
+        prefix, sent = echoed, 0
 
-    def chunk(text: str | None, finish: str | None) -> dict[str, Any]:
-        nonlocal prefix
-        text, prefix = prefix + (text or ""), ""
-        choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
-        return _envelope(cid, "text_completion", created, served.id, [choice], streamed_usage=include_usage)
+        def chunk(text: str | None, finish: str | None, turn: Turn = turn) -> dict[str, Any]:
+            nonlocal prefix, sent
+            text, at, prefix = prefix + (text or ""), len(prefix), ""
+            logprobs = None
+            if options.logprobs:
+                logprobs = abilities.completion_logprobs(turn.logprobs[sent:], at)
+                sent = len(turn.logprobs)
+            choice = {"index": 0, "text": text, "logprobs": logprobs, "finish_reason": finish}
+            return _envelope(cid, "text_completion", created, served.id, [choice], streamed_usage=include_usage)
 
-    def usage_chunk() -> dict[str, Any]:
-        return _envelope(cid, "text_completion", created, served.id, [], turn=turn)
+        def usage_chunk(turn: Turn = turn) -> dict[str, Any]:
+            return _envelope(cid, "text_completion", created, served.id, [], turn=turn)
 
-    response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
-    if response is not None:
-        return response
-    assert turn.outcome is not None
-    choice = {"index": 0, "text": prefix + turn.text, "logprobs": None, "finish_reason": turn.outcome.finish_reason}
-    return JSONResponse(_envelope(cid, "text_completion", created, served.id, [choice], turn=turn))
+        response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
+        if response is not None:
+            return response
+    choices = []
+    for index, turn in enumerate(turns):
+        assert turn.outcome is not None
+        logprobs = abilities.completion_logprobs(turn.logprobs, len(echoed)) if options.logprobs else None
+        text = echoed + turn.text
+        choices.append(
+            {"index": index, "text": text, "logprobs": logprobs, "finish_reason": turn.outcome.finish_reason}
+        )
+    out = _envelope(cid, "text_completion", created, served.id, choices, turn=turns[0])
+    completion = sum(t.outcome.stats.generated_tokens for t in turns if t.outcome is not None)
+    out["usage"]["completion_tokens"] = completion
+    out["usage"]["total_tokens"] = out["usage"]["prompt_tokens"] + completion
+    return JSONResponse(out)
 
 
 def _envelope(

@@ -93,13 +93,42 @@ def chat_options(ctx: ServerContext, body: ChatCompletionRequest) -> tuple[Gener
     ), tools
 
 
-def completion_messages(ctx: ServerContext, body: CompletionRequest) -> list[ChatMessage]:
+def completion_request(ctx: ServerContext, body: CompletionRequest) -> tuple[list[ChatMessage], GenerationOptions]:
+    """The completion's messages and options. A text prompt is read as one user message through the model's chat
+    template; token ids are read as they are; with ``suffix`` the text is the prefix of a fill-in-the-middle prompt
+    (read without the template; only models whose tokenizer has FIM tokens)."""
+    options = generation_options(ctx, body, body.max_tokens or 16)
+    try:
+        bias = abilities.logit_bias(body.logit_bias)
+    except abilities.FieldError as exc:
+        raise bad_request(exc.message, param=exc.param, code="invalid_value") from None
+    if bias and options.json_schema is not None:
+        raise bad_request("'logit_bias' cannot be combined with constrained decoding.", "logit_bias", "invalid_value")
+    options = replace(options, logit_bias=bias, logprobs=body.logprobs is not None, top_logprobs=body.logprobs or 0)
     prompt = body.prompt
-    if isinstance(prompt, list):  # at most one (schemas)
-        prompt = prompt[0] if prompt else ""
-    check_prompt_size(ctx, len(prompt), "prompt")
+    if isinstance(prompt, list):
+        ids = prompt[0] if len(prompt) == 1 and isinstance(prompt[0], list) else prompt
+        if all(isinstance(t, int) and not isinstance(t, bool) for t in ids) and ids:
+            if body.echo or body.suffix is not None:
+                raise bad_request(
+                    "A token-id prompt cannot be combined with echo or suffix: send the prompt as text.",
+                    "prompt",
+                    "invalid_value",
+                )
+            check_prompt_size(ctx, len(ids), "prompt")
+            return [], replace(options, prompt_token_ids=tuple(ids))
+        if len(prompt) != 1 or not isinstance(prompt[0], str):
+            raise bad_request(
+                "'prompt' must be a text, a list of one text, or a list of token ids (one prompt per request).",
+                "prompt",
+                "invalid_value",
+            )
+        prompt = prompt[0]
+    check_prompt_size(ctx, len(prompt) + len(body.suffix or ""), "prompt")
+    if body.suffix is not None:
+        return [ChatMessage("user", prompt)], replace(options, raw_prompt=prompt, suffix=body.suffix)
     # LocalMind runs chat models: the prompt is read as one user message through the model's chat template.
-    return [ChatMessage("user", prompt)]
+    return [ChatMessage("user", prompt)], options
 
 
 def check_prompt_size(ctx: ServerContext, chars: int, param: str) -> None:

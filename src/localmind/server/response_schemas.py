@@ -103,7 +103,20 @@ _CHUNK_CHOICE = _object(
         "finish_reason": {"type": ["string", "null"], "enum": [*_CHAT_FINISH, None]},
     }
 )
-_TEXT_CHOICE = _object({"index": _INT, "text": _STR, "logprobs": {"type": "null"}, "finish_reason": _FINISH})
+_TEXT_LOGPROBS = {
+    "anyOf": [
+        _object(
+            {
+                "tokens": {"type": "array", "items": _STR},
+                "token_logprobs": {"type": "array", "items": _NUM},
+                "top_logprobs": {"type": "array", "items": {"type": "object", "additionalProperties": _NUM}},
+                "text_offset": {"type": "array", "items": _INT},
+            }
+        ),
+        {"type": "null"},
+    ]
+}
+_TEXT_CHOICE = _object({"index": _INT, "text": _STR, "logprobs": _TEXT_LOGPROBS, "finish_reason": _FINISH})
 _MODEL = _object({"id": _STR, "object": {"const": "model"}, "created": _INT, "owned_by": _STR})
 
 SCHEMAS: dict[str, dict[str, Any]] = {

@@ -137,19 +137,22 @@ class ChatCompletionRequest(SamplingFields):
 @dataclass(frozen=True, kw_only=True)
 class CompletionRequest(SamplingFields):
     model: str = spec(description="The served model's id (GET /v1/models).")
-    prompt: str | list[str] = spec(
-        max_length=1,
-        description="One prompt (a list of one is accepted); it is read as a user message.",
-        refusal="Send one prompt as text (a list of one is accepted): token-id prompts and several prompts "
-        "are not supported.",
+    prompt: str | list[Any] = spec(
+        max_length=16384,
+        description="One prompt: text (read as a user message through the chat template), a list of one text, or "
+        "token ids (a list of integers, or a list of one such list), read as they are.",
     )
     max_tokens: int | None = spec(None, ge=1, description="At most this many new tokens (default 16).")
     echo: bool = spec(False, description="Put the prompt before the completion.")
-    suffix: None = spec(
-        None, refusal="'suffix' (fill-in-the-middle) is not supported: the prompt goes through a chat template."
+    suffix: str | None = spec(
+        None,
+        description="Fill-in-the-middle: the text after the completion (the prompt is the text before; read without "
+        "the chat template). Only models whose tokenizer has FIM tokens; otherwise 400 naming suffix.",
     )
     best_of: int | None = spec(None, ge=1, le=1, refusal="'best_of' must be 1.")
-    logprobs: int | None = spec(None, only=(0,), refusal=f"'logprobs' {_LATER}")
+    logprobs: int | None = spec(
+        None, ge=0, le=5, description="Each token's log-probability and this many alternatives."
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
