@@ -60,7 +60,8 @@ def invalid_request(loc: Sequence[str | int], kind: str, msg: str) -> APIError:
 
 
 NOT_FOUND = (
-    "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/models, /generate, /stream_generate, "
+    "Not found. This server offers /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models, /generate, "
+    "/stream_generate, "
     "/health and its description at /openapi.json and /docs."
 )
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 408: "request_timeout", 413: "request_too_large"}
