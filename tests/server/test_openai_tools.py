@@ -133,6 +133,13 @@ def test_n_choices(client: openai.OpenAI) -> None:
         ({"tools": [{"type": "function", "function": {"name": "bad name"}}]}, "tools"),
         ({"tool_choice": "required"}, "tool_choice"),
         ({"logit_bias": {"x": 1}}, "logit_bias"),
+        (  # parameters the engine's constrained decoding cannot follow
+            {
+                "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "foo"}}}],
+                "tool_choice": "required",
+            },
+            "tools",
+        ),
         ({"top_logprobs": 2}, "top_logprobs"),
         ({"messages": [{"role": "tool", "content": "3"}]}, "messages.0"),
     ],

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from starlette.requests import Request
@@ -153,11 +154,23 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     def usage_chunk() -> dict[str, Any]:
         return _envelope(cid, "chat.completion.chunk", created, served.id, [], turn=turn)
 
-    response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
+    with _schema_of_tools(tools):
+        response = await _run(request, turn, body.stream, chunk, usage_chunk if include_usage else None)
     if response is not None:
         return response
     out = _envelope(cid, "chat.completion", created, served.id, [_chat_choice(turn, 0, options, tools)], turn=turn)
     return JSONResponse(_with_dropped(out, turn) if options.drop_oldest else out)
+
+
+@contextlib.contextmanager
+def _schema_of_tools(tools: abilities.ToolRequest) -> Iterator[None]:
+    """A required call's schema is the function's parameters: a schema the engine cannot follow names ``tools``."""
+    try:
+        yield
+    except APIError as exc:
+        if exc.code == "invalid_json_schema" and tools.tool_choice in ("required", "function"):
+            exc.param = "tools"
+        raise
 
 
 def _chat_choice(turn: Turn, index: int, options: GenerationOptions, tools: abilities.ToolRequest) -> dict[str, Any]:
@@ -192,7 +205,8 @@ async def _chat_choices(
             ctx.scheduler, messages, choice_options(options, index), conv.stop_sequences(body), client_of(request)
         )
         request.state.turn = turn
-        await _run(request, turn, False, lambda _t, _f: {}, None)
+        with _schema_of_tools(tools):
+            await _run(request, turn, False, lambda _t, _f: {}, None)
         choices.append(_chat_choice(turn, index, options, tools))
         turns.append(turn)
     out = _envelope(cid, "chat.completion", created, served.id, choices, turn=turns[0])
