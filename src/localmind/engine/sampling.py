@@ -72,21 +72,21 @@ def choice_options(options: GenerationOptions, index: int) -> GenerationOptions:
 def token_logprob(logits: npt.NDArray[np.float32], token: int, top: int, text_of: Callable[[int], str]) -> TokenLogprob:
     """``token``'s log-probability in the distribution the turn samples from (log-softmax of ``logits`` as they are:
     after logit_bias and the repetition penalty, before temperature, top-k and top-p), and the ``top`` likeliest
-    tokens with theirs."""
-    values = logits.astype(np.float64)
-    finite = values[np.isfinite(values)]
-    peak = float(finite.max()) if finite.size else 0.0
-    log_total = peak + float(np.log(np.exp(finite - peak).sum())) if finite.size else 0.0
-    logprobs = values - log_total
+    tokens with theirs. In float32 with the sum in float64: a few ms per token on a 152k vocabulary."""
+    peak = float(np.max(logits))
+    if not np.isfinite(peak):  # every token banned (-inf), or a +inf logit: nothing meaningful to say
+        peak = 0.0
+    log_total = peak + float(np.log(np.exp(logits - np.float32(peak)).sum(dtype=np.float64)))
 
     def entry(t: int) -> tuple[str, float, tuple[int, ...]]:
         text = text_of(t)
-        value = float(logprobs[t])
+        value = float(logits[t]) - log_total
         return text, value if np.isfinite(value) else -9999.0, tuple(text.encode("utf-8", "replace"))
 
     best: tuple[tuple[str, float, tuple[int, ...]], ...] = ()
     if top > 0:
-        ids = np.argpartition(-values, min(top, values.shape[0] - 1))[:top]
-        best = tuple(entry(int(t)) for t in ids[np.argsort(-values[ids], kind="stable")])
+        k = min(top, logits.shape[0])
+        ids = np.argpartition(logits, -k)[-k:]
+        best = tuple(entry(int(t)) for t in ids[np.argsort(-logits[ids], kind="stable")])
     text, value, raw = entry(token)
     return TokenLogprob(text, value, raw, best)
