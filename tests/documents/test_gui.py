@@ -220,3 +220,52 @@ def test_the_default_collection_is_named_in_the_ui_language(qtbot: Any, launch: 
         assert page.current_collection() == "default"
     finally:
         translations.apply("en")
+
+
+def test_the_page_follows_a_theme_change_without_a_restart(qtbot: Any, launch: Launch, tmp_path: Path) -> None:
+    """Issue 21: after Settings → Theme → Dark the Documents page stayed light until a restart."""
+    import os
+
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    from localmind.ui import theme
+
+    mind = launch()
+    feature = mind.documents
+    mind.window.resize(1024, 600)
+    qtbot.mouseClick(mind.window.sidebar.documents_button, Qt.MouseButton.LeftButton)
+    bar = feature.back_button.parentWidget()
+    assert bar is not None
+
+    def shown() -> dict[str, QColor]:
+        """The colours drawn: the page's top bar, the Add folder… button's face, the page and the list's header."""
+        QApplication.processEvents()
+        picture = feature.holder.grab().toImage()
+        folder = feature.page.add_folder_button
+        spots = {
+            "bar": bar.mapTo(feature.holder, QPoint(bar.width() - 4, 4)),
+            "button": folder.mapTo(feature.holder, QPoint(4, folder.height() // 2)),
+            "page": feature.page.mapTo(feature.holder, QPoint(8, 8)),
+            "empty": feature.page.empty.mapTo(feature.holder, QPoint(4, 4)),
+        }
+        return {name: picture.pixelColor(spot * picture.devicePixelRatio()) for name, spot in spots.items()}
+
+    light = shown()
+    assert all(colour.lightness() > 200 for colour in light.values()), light
+    if out := os.environ.get("LOCALMIND_SCREENSHOTS"):
+        feature.holder.grab().save(str(Path(out) / "documents-theme-light.png"))
+    try:
+        dialog = mind.open_settings()
+        dialog.app_tab.theme_combo.setCurrentIndex(dialog.app_tab.theme_combo.findData("dark"))
+        dialog.accept()
+        assert theme.current().is_dark
+        dark = shown()
+        if out := os.environ.get("LOCALMIND_SCREENSHOTS"):
+            feature.holder.grab().save(str(Path(out) / "documents-theme-dark.png"))
+        for name, colour in dark.items():  # each is the dark theme's colour for that part, not the light one's
+            assert colour.lightness() < 80, (name, colour.name(), light[name].name())
+        assert feature.page.palette().color(feature.page.backgroundRole()).lightness() < 80
+    finally:
+        mind.theme.apply("light")
+        mind.window.apply_theme()

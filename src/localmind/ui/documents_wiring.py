@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 # New passages in one turn may take at most this share of the context budget, leaving room for the conversation
 # (earlier turns keep their passages, so several turns of them fit before the engine drops the oldest).
 PASSAGE_SHARE = 0.25
+# What the window is sent when the application's palette (the theme) changes. Only windows and widgets without a
+# stylesheet are told, so the window is watched, not the place (which has one).
+_THEME_EVENTS = (QEvent.Type.ApplicationPaletteChange, QEvent.Type.PaletteChange)
 
 
 class PassageBudget:
@@ -103,6 +106,7 @@ class DocumentsFeature(QObject):
         self._restore_switch()
         self.holder = self._holder()
         self.holder.installEventFilter(self)
+        window.installEventFilter(self)  # a theme change (see _follow_theme)
         window.main_stack.addWidget(self.holder)
         header = window.header.layout()
         if isinstance(header, QHBoxLayout):
@@ -138,9 +142,20 @@ class DocumentsFeature(QObject):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.page)
         layout.addWidget(scroll, 1)
-        theme.style(holder)
+        self._style(holder)
         self.retranslate()
         return holder
+
+    def _style(self, holder: QWidget) -> None:
+        """The theme's stylesheet on the place (it is not one of the window's own parts that ``apply_theme`` styles)."""
+        self._styled_as = theme.current().name
+        theme.style(holder)
+
+    def _follow_theme(self) -> None:
+        """The theme changed (Settings, or the OS's scheme under "system"): the application's palette changed, and
+        the stylesheet set with the old colours must follow, or the page stays in the old theme until a restart."""
+        if theme.current().name != self._styled_as:
+            self._style(self.holder)
 
     def _connect(self) -> None:
         window = self.window
@@ -245,6 +260,8 @@ class DocumentsFeature(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.holder and event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif watched is self.window and event.type() in _THEME_EVENTS:
+            self._follow_theme()
         return super().eventFilter(watched, event)
 
     def shutdown(self) -> None:
