@@ -48,10 +48,6 @@
         <translation>等待中</translation>
     </message>
     <message>
-        <source>Passages: %1</source>
-        <translation>段落：%1</translation>
-    </message>
-    <message>
         <source>Documents</source>
         <translation>文档</translation>
     </message>
@@ -60,20 +56,12 @@
         <translation>添加文件或文件夹后，在对话中打开“使用我的文档”，LocalMind 就会根据它们回答。文件只在这台电脑上读取和索引，绝不会离开这台电脑。支持 PDF、Word（.docx）、HTML、Markdown 和文本文件。可以拖放到这里，或使用下面的按钮。</translation>
     </message>
     <message>
-        <source>Keyword search only. &lt;a href='get'&gt;Installing the embedding model&lt;/a&gt; improves results (questions phrased differently from the text, other languages).</source>
-        <translation>目前仅使用关键词搜索。&lt;a href='get'&gt;安装嵌入模型&lt;/a&gt;可以改进结果（提问措辞与原文不同、跨语言时）。</translation>
-    </message>
-    <message>
         <source>Add files…</source>
         <translation>添加文件…</translation>
     </message>
     <message>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
-    </message>
-    <message>
-        <source>Collection:</source>
-        <translation>集合：</translation>
     </message>
     <message>
         <source>Re-index</source>
@@ -90,10 +78,6 @@
     <message>
         <source>File</source>
         <translation>文件</translation>
-    </message>
-    <message>
-        <source>Collection</source>
-        <translation>集合</translation>
     </message>
     <message>
         <source>State</source>
@@ -144,20 +128,56 @@
         <translation>该 PDF 的文字读出来是乱码（其字体没有说明所绘制的是哪些字符）。请将其打印为新的 PDF 或进行文字识别（OCR），再添加该副本。</translation>
     </message>
     <message>
-        <source>Download the embedding model</source>
-        <translation>下载嵌入模型</translation>
+        <source>Downloading search by meaning: its progress is on the Models page. Searching by words until then.</source>
+        <translation>正在下载“按含义搜索”：进度显示在“模型”页面。在此之前按字词搜索。</translation>
     </message>
     <message>
-        <source>Downloading the embedding model: its progress is on the Models page. Keyword search meanwhile.</source>
-        <translation>正在下载嵌入模型：进度显示在“模型”页面。在此期间使用关键词搜索。</translation>
+        <source>Search by meaning is on, together with search by words.</source>
+        <translation>已开启按含义搜索，同时按字词搜索。</translation>
     </message>
     <message>
-        <source>Search by meaning is on (embedding model: {name}), with keyword search.</source>
-        <translation>已开启按含义搜索（嵌入模型：{name}），同时使用关键词搜索。</translation>
+        <source>Search by meaning uses an embedding model that runs on this computer: {name}. Each file is split into pieces of text (passages); a question finds them by their words and by their meaning.</source>
+        <translation>按含义搜索使用在这台电脑上运行的嵌入模型：{name}。每个文件会被切分成若干段文字（段落）；提问时按字词和含义查找它们。</translation>
     </message>
     <message>
-        <source>Keyword search only. Installing the embedding model (multilingual-e5-small, about 140 MB) improves results: questions phrased differently from the text, other languages.</source>
-        <translation>目前仅使用关键词搜索。安装嵌入模型（multilingual-e5-small，约 140 MB）可改进结果：适用于与原文措辞不同的问题以及其他语言。</translation>
+        <source>Searching by words only. Search by meaning also finds text worded differently from your question, or in another language (a download of about 140 MB).</source>
+        <translation>目前仅按字词搜索。按含义搜索还能找到与提问措辞不同或使用其他语言的文字（需下载约 140 MB）。</translation>
+    </message>
+    <message>
+        <source>Search by meaning uses an embedding model that runs on this computer: multilingual-e5-small, about 140 MB. Each file is split into pieces of text (passages); without the model they are found by keyword search.</source>
+        <translation>按含义搜索使用在这台电脑上运行的嵌入模型：multilingual-e5-small，约 140 MB。每个文件会被切分成若干段文字（段落）；没有该模型时按关键词查找。</translation>
+    </message>
+    <message>
+        <source>Passages (pieces of text searched and quoted): %1</source>
+        <translation>段落（用于搜索和引用的文字片段）：%1</translation>
+    </message>
+    <message>
+        <source>1 piece of text</source>
+        <translation>1 段文字</translation>
+    </message>
+    <message>
+        <source>%1 pieces of text</source>
+        <translation>%1 段文字</translation>
+    </message>
+    <message>
+        <source>Get search by meaning</source>
+        <translation>获取按含义搜索</translation>
+    </message>
+    <message>
+        <source>Downloads the embedding model (about 140 MB) on the Models page</source>
+        <translation>在“模型”页面下载嵌入模型（约 140 MB）</translation>
+    </message>
+    <message>
+        <source>Add to group:</source>
+        <translation>添加到分组：</translation>
+    </message>
+    <message>
+        <source>Files are added to this group (a collection). “Use my documents” in a chat can answer from all groups or from the ones you choose. Type a new name to start a group.</source>
+        <translation>文件会添加到此分组（集合）。对话中的“使用我的文档”可以根据全部分组或你选择的分组回答。输入新名称即可新建分组。</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
     </message>
 </context>
 <context>

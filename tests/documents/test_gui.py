@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -224,8 +225,6 @@ def test_the_default_collection_is_named_in_the_ui_language(qtbot: Any, launch: 
 
 def test_the_page_follows_a_theme_change_without_a_restart(qtbot: Any, launch: Launch, tmp_path: Path) -> None:
     """Issue 21: after Settings → Theme → Dark the Documents page stayed light until a restart."""
-    import os
-
     from PySide6.QtGui import QColor
     from PySide6.QtWidgets import QApplication
 
@@ -269,3 +268,35 @@ def test_the_page_follows_a_theme_change_without_a_restart(qtbot: Any, launch: L
     finally:
         mind.theme.apply("light")
         mind.window.apply_theme()
+
+
+def test_the_page_speaks_plainly_and_keeps_the_technical_words_under_details(
+    qtbot: Any, launch: Launch, corpus: Path
+) -> None:
+    """Issue 21: "embedding model", "Passages", "Collection" were the words a first-time user met on this page."""
+    mind = launch()
+    page = mind.documents.page
+    qtbot.mouseClick(mind.window.sidebar.documents_button, Qt.MouseButton.LeftButton)
+    drop(page, [corpus / "glacier.md"])
+    wait_idle(qtbot, mind.documents)
+    files = page.files
+    headers = [str(files.headerData(c, Qt.Orientation.Horizontal)) for c in range(files.columnCount())]
+    shown = [page.embedder_note.text(), page.get_embedder_button.text(), page.collection_label.text(), *headers]
+    shown += [str(files.index(0, c).data()) for c in range(files.columnCount())]
+    for word in ("embedding", "passage", "collection", "e5"):
+        assert not any(word in text.lower() for text in shown), (word, shown)
+    assert "Search by meaning" in page.embedder_note.text() or "search by meaning" in page.embedder_note.text()
+    chunks = page.index.files()[0].chunks
+    assert files.index(0, 3).data() == (f"{chunks} pieces of text" if chunks != 1 else "1 piece of text")
+    # One click away: the embedding model by name, the passages, the collection.
+    assert not page.details.isVisible() and page.details_button.isVisible()
+    qtbot.mouseClick(page.details_button, Qt.MouseButton.LeftButton)
+    assert page.details.isVisible() and "embedding model" in page.details.text()
+    assert "multilingual-e5-small" in page.details.text() and "passages" in page.details.text()
+    assert "Passages" in files.index(0, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert "collection" in page.collection.toolTip()
+    if out := os.environ.get("LOCALMIND_SCREENSHOTS"):
+        mind.window.resize(1024, 600)
+        mind.documents.holder.grab().save(str(Path(out) / "documents-plain-words-details.png"))
+    qtbot.mouseClick(page.details_button, Qt.MouseButton.LeftButton)
+    assert not page.details.isVisible()

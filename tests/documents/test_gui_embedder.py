@@ -1,4 +1,4 @@
-"""The Documents page's "Download the embedding model" button in the real window, against the fake hub on loopback:
+"""The Documents page's "Get search by meaning" button in the real window, against the fake hub on loopback:
 the model manager downloads the catalog's embedding model, Documents switches to search by meaning and embeds what was
 indexed before, and the chat's model menu never offers the embedding model."""
 
@@ -49,7 +49,7 @@ def test_the_button_downloads_the_embedding_model_and_documents_use_it(
     feature = mind.documents
     page = feature.page
     qtbot.mouseClick(mind.window.sidebar.documents_button, Qt.MouseButton.LeftButton)
-    assert page.get_embedder_button.isVisible() and "Keyword search only" in page.embedder_note.text()
+    assert page.get_embedder_button.isVisible() and "Searching by words only" in page.embedder_note.text()
     drop(page, [corpus])
     wait_idle(qtbot, feature)
     chunks = sum(page.files.rows[r][0].chunks for r in range(page.files.rowCount()))
@@ -64,7 +64,7 @@ def test_the_button_downloads_the_embedding_model_and_documents_use_it(
     wait_idle(qtbot, feature)
     assert vector_count() == chunks  # what was indexed before got its vectors, in the background
     assert feature.library.model_id == E5_ID
-    assert not page.get_embedder_button.isVisibleTo(page) and E5_ID in page.embedder_note.text()
+    assert not page.get_embedder_button.isVisibleTo(page) and E5_ID in page.details.text()
     assert feature.library.retriever.dense("Kestrel Ridge rain gauge", feature.library.embedder)
 
     # In the model manager it is installed and ready, but cannot be loaded in the chat; the model menu omits it.

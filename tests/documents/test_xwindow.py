@@ -2,7 +2,7 @@
 (xdotool, through tests/helpers/xwindow.py; where to click comes from the app's widget report, tests/documents/
 xwidgets.py). One app start covers:
 
-- the Documents page's "Download the embedding model" button → the model manager downloads it from the fake hub on
+- the Documents page's "Get search by meaning" button → the model manager downloads it from the fake hub on
   loopback → Documents searches by meaning (a vector for every passage indexed before) and says so; the model
   manager shows the memory Documents' first run of it measured;
 - "Use my documents" (Ctrl+Shift+D), a typed question, the answer stored with its cited file and page;
@@ -89,17 +89,21 @@ def test_a_person_gets_the_embedding_model_asks_and_opens_the_cited_page(
 
         # The Documents page says keyword search only and offers the embedding model; its button downloads it.
         ui.click("the sidebar's Documents button", text="Documents", cls="QPushButton")
-        ui.wait("the keyword-only note", contains="Keyword search only")
+        ui.wait("the words-only note", contains="Searching by words only")
         x.screenshot(SHOTS / "documents-x-keyword-only.png")
-        ui.click("the download button", text="Download the embedding model")
+        ui.click("the download button", text="Get search by meaning")
         app.wait_until(lambda: counts(data) == (passages, passages), 120, "a vector for every passage indexed before")
         ui.wait("the model manager's message", contains="Documents now uses it")
         x.screenshot(SHOTS / "documents-x-manager.png")
         served = {p for p, n in hub.bytes_served.items() if n and p.startswith("onnx/")}
         assert served == {"onnx/model_quantized.onnx"}  # the catalog's 8-bit variant only
         ui.click("the sidebar's Documents button", text="Documents", cls="QPushButton")
-        ui.wait("the search-by-meaning note", contains=f"Search by meaning is on (embedding model: {E5_ID})")
-        assert ui.find("Download the embedding model") is None  # gone once installed
+        ui.wait("the search-by-meaning note", contains="Search by meaning is on")
+        assert ui.find("Get search by meaning") is None  # gone once installed
+        ui.click(
+            "the Details button", text="▸ Details", cls="QToolButton"
+        )  # the embedding model's name is one click away
+        ui.wait("the embedding model's name", contains=f"embedding model that runs on this computer: {E5_ID}")
         x.screenshot(SHOTS / "documents-x-meaning.png")
         # Back in the model manager: its memory is what Documents' first run of it measured.
         x.key("ctrl+shift+m")

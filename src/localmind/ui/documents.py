@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -77,13 +78,14 @@ class FilesModel(QAbstractTableModel):
                 return self.page.state_text(state)
             if record.state == "failed":
                 return self.page.error_text(record.error_kind) or record.error
-            return self.page.tr("Passages: %1").replace("%1", str(record.chunks))
+            return self.page.pieces_text(record.chunks, technical=role == Qt.ItemDataRole.ToolTipRole)
         return None
 
 
 class DocumentsPage(QWidget):
     """Signals:
-    get_embedding_model_requested(): the user pressed "Download the embedding model" (the model manager downloads it).
+    get_embedding_model_requested(): the user pressed "Get search by meaning" (the model manager downloads the
+    embedding model).
     """
 
     get_embedding_model_requested = Signal()
@@ -147,12 +149,35 @@ class DocumentsPage(QWidget):
         self.get_embedder_button = QPushButton()
         self.get_embedder_button.setObjectName("SecondaryButton")
         self.get_embedder_button.clicked.connect(self.get_embedding_model_requested)
+        # The technical words (the embedding model, passages) one click away, for whoever wants them (issue 21).
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("GhostButton")
+        self.details_button.setCheckable(True)
+        self.details_button.toggled.connect(self._show_details)
+        self.details_button.setStyleSheet("#GhostButton { padding-left: 0px; }")  # its text lines up with the note's
+        self.details = QLabel()
+        self.details.setObjectName("CardText")  # muted, as the welcome cards' details
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.hide()
         self.embedder_row = QWidget()
-        embedder_layout = QHBoxLayout(self.embedder_row)
-        embedder_layout.setContentsMargins(0, 0, 0, 0)
+        column = QVBoxLayout(self.embedder_row)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        embedder_layout = QHBoxLayout()
         embedder_layout.addWidget(self.embedder_note, 1)
         embedder_layout.addWidget(self.get_embedder_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        column.addLayout(embedder_layout)
+        column.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(self.details)
         self.get_embedder_button.setVisible(not has_embedder)
+
+    def _show_details(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        label = self.tr("Details")
+        self.details_button.setText(("▾ " if shown else "▸ ") + label)
+        self.details_button.setAccessibleName(label)
 
     def _make_tools(self) -> QVBoxLayout:
         """Two rows (adding; the collection and what to do with the selected files): one row was wider than the
@@ -367,20 +392,37 @@ class DocumentsPage(QWidget):
         """The download was started in the model manager: say where its progress is, and do not start it twice."""
         self.get_embedder_button.setEnabled(False)
         self.embedder_note.setText(
-            self.tr("Downloading the embedding model: its progress is on the Models page. Keyword search meanwhile.")
+            self.tr("Downloading search by meaning: its progress is on the Models page. Searching by words until then.")
         )
 
     def _embedder_text(self) -> None:
+        """Plain words in the note; the technical ones (the embedding model and its name) under Details."""
         if self.has_embedder:
-            text = self.tr("Search by meaning is on (embedding model: {name}), with keyword search.").format(
-                name=self.embedder_name or "?"
-            )
+            text = self.tr("Search by meaning is on, together with search by words.")
+            details = self.tr(
+                "Search by meaning uses an embedding model that runs on this computer: {name}. Each file is split "
+                "into pieces of text (passages); a question finds them by their words and by their meaning."
+            ).format(name=self.embedder_name or "?")
         else:
             text = self.tr(
-                "Keyword search only. Installing the embedding model (multilingual-e5-small, about 140 MB) improves "
-                "results: questions phrased differently from the text, other languages."
+                "Searching by words only. Search by meaning also finds text worded differently from your question, "
+                "or in another language (a download of about 140 MB)."
+            )
+            details = self.tr(
+                "Search by meaning uses an embedding model that runs on this computer: multilingual-e5-small, about "
+                "140 MB. Each file is split into pieces of text (passages); without the model they are found by "
+                "keyword search."
             )
         self.embedder_note.setText(text)
+        self.details.setText(details)
+
+    def pieces_text(self, count: int, technical: bool = False) -> str:
+        """How many pieces of text a file was split into (its passages, the technical word, in the tooltip)."""
+        if technical:
+            return self.tr("Passages (pieces of text searched and quoted): %1").replace("%1", str(count))
+        if count == 1:
+            return self.tr("1 piece of text")
+        return self.tr("%1 pieces of text").replace("%1", str(count))
 
     # -- language --------------------------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -392,22 +434,31 @@ class DocumentsPage(QWidget):
                 "PDF, Word (.docx), HTML, Markdown and text files. Drop them here or use the buttons."
             )
         )
-        self.get_embedder_button.setText(self.tr("Download the embedding model"))
+        self.get_embedder_button.setText(self.tr("Get search by meaning"))
+        self.get_embedder_button.setToolTip(self.tr("Downloads the embedding model (about 140 MB) on the Models page"))
+        self._show_details(self.details_button.isChecked())
         if self.get_embedder_button.isEnabled():
             self._embedder_text()
         self.add_files_button.setText(self.tr("Add files…"))
         self.add_folder_button.setText(self.tr("Add folder…"))
-        self.collection_label.setText(self.tr("Collection:"))
-        self.collection.setAccessibleName(self.tr("Collection"))
+        # "Group" in the words shown; a collection (the index's word) in the tooltip.
+        self.collection_label.setText(self.tr("Add to group:"))
+        group_tip = self.tr(
+            "Files are added to this group (a collection). “Use my documents” in a chat can answer from all groups "
+            "or from the ones you choose. Type a new name to start a group."
+        )
+        self.collection_label.setToolTip(group_tip)
+        self.collection.setToolTip(group_tip)
+        self.collection.setAccessibleName(self.tr("Group"))
         if (line := self.collection.lineEdit()) is not None:
-            line.setAccessibleName(self.tr("Collection"))
+            line.setAccessibleName(self.tr("Group"))
         for i in range(self.collection.count()):  # the default collection's name follows the language
             if self.collection.itemData(i) == DEFAULT_COLLECTION:
                 self.collection.setItemText(i, self.collection_name(DEFAULT_COLLECTION))
         self.reindex_button.setText(self.tr("Re-index"))
         self.remove_button.setText(self.tr("Remove"))
         self.cancel_button.setText(self.tr("Cancel"))
-        self.files.headers = [self.tr("File"), self.tr("Collection"), self.tr("State"), self.tr("Details")]
+        self.files.headers = [self.tr("File"), self.tr("Group"), self.tr("State"), self.tr("Details")]
         self.files.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMNS - 1)
         self.empty.setText(self.tr("No documents yet. Drop files or a folder here, or use Add files…"))
         self.refresh()
