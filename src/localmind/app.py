@@ -42,9 +42,6 @@ from localmind.engine import winml
 from localmind.engine.types import ChatEngine, ChatMessage
 from localmind.errors import UserFacingError
 from localmind.instance import InstanceLock
-from localmind.models.chat_session import ChatSession
-from localmind.models.conversation_list import ConversationListModel
-from localmind.models.drafts import Drafts
 from localmind.settings import Settings, load_settings, save_settings
 from localmind.ui import already_running, store_dialogs
 from localmind.ui.announce import AnswerAnnouncer
@@ -57,6 +54,9 @@ from localmind.ui.server_settings import REMOTE_KEY_NAME, ApiStatusLabel
 from localmind.ui.settings_dialog import SettingsDialog
 from localmind.ui.theme import ThemeManager
 from localmind.ui.welcome import WelcomePage
+from localmind.viewmodels.chat_session import ChatSession
+from localmind.viewmodels.conversation_list import ConversationListModel
+from localmind.viewmodels.drafts import Drafts
 from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
 from localmind.workers.messages import user_text

@@ -201,8 +201,8 @@ def test_the_start_up_window_shows_plain_text_and_its_buttons_choose(qtbot: Any)
 
 def test_the_windows_speak_chinese(qapp: Any) -> None:
     from localmind.core.store import StoreError
-    from localmind.models.reply_saver import reply_problem
     from localmind.ui.i18n import Translations
+    from localmind.viewmodels.reply_saver import reply_problem
 
     translations = Translations.for_app(qapp)
     translations.apply("zh_CN")

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QToolButton
 
-from localmind.models.plain_text import display_title
 from localmind.ui.chat.blocks import MAX_LEADING_WHITESPACE, ProseBlock, split_blocks
 from localmind.ui.chat.markdown import (
     MAX_LIST_INDENT,
@@ -20,6 +19,7 @@ from localmind.ui.chat.markdown import (
 from localmind.ui.chat.message_widget import ANSWER_PREVIEW_LINES
 from localmind.ui.chat.segments import MarkdownView
 from localmind.ui.chat_view import ChatView
+from localmind.viewmodels.plain_text import display_title
 
 pytestmark = pytest.mark.gui
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 
 from localmind.core.store import ConversationStore
-from localmind.models.conversation_list import ConversationListModel
+from localmind.viewmodels.conversation_list import ConversationListModel
 from tests.helpers.app_window import Launch, fake, launch_fixture
 
 pytestmark = pytest.mark.gui
@@ -110,7 +110,7 @@ def test_a_model_folder_with_markup_in_its_path_shows_as_text(qtbot: Any, launch
 
 
 def test_markup_in_a_tooltip_is_escaped() -> None:
-    from localmind.models.plain_text import tooltip
+    from localmind.viewmodels.plain_text import tooltip
 
     assert _tooltip_reads(tooltip(HOSTILE)) == HOSTILE
     assert _tooltip_reads(tooltip("two\nlines")) == "two\nlines"

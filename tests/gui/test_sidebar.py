@@ -6,8 +6,8 @@ import time
 from typing import Any
 
 from localmind.core.conversations import Conversation
-from localmind.models.conversation_list import ConversationListModel
 from localmind.ui.sidebar import Sidebar
+from localmind.viewmodels.conversation_list import ConversationListModel
 
 
 def conversation(title: str) -> Conversation:

@@ -34,10 +34,10 @@ def test_core_and_engine_do_not_import_qt() -> None:
     assert offenders == []
 
 
-def test_workers_and_models_use_qtcore_only() -> None:
+def test_workers_and_viewmodels_use_qtcore_only() -> None:
     offenders = [
         f"{p.relative_to(SRC)} imports {name}"
-        for layer in ("workers", "models")
+        for layer in ("workers", "viewmodels")
         for p in files(layer)
         for name in imports(p)
         if name.startswith("PySide6.") and name not in {"PySide6.QtCore"}
@@ -48,7 +48,7 @@ def test_workers_and_models_use_qtcore_only() -> None:
 def test_nothing_below_ui_imports_ui_or_app() -> None:
     offenders = [
         f"{p.relative_to(SRC)} imports {name}"
-        for layer in ("core", "engine", "documents", "workers", "models")
+        for layer in ("core", "engine", "documents", "workers", "viewmodels")
         for p in files(layer)
         for name in imports(p)
         if name.startswith(("localmind.ui", "localmind.app"))

@@ -1,8 +1,8 @@
-"""Display helpers for text that is not ours (localmind.models.plain_text)."""
+"""Display helpers for text that is not ours (localmind.viewmodels.plain_text)."""
 
 from __future__ import annotations
 
-from localmind.models.plain_text import display_title, markdown_snippet
+from localmind.viewmodels.plain_text import display_title, markdown_snippet
 
 
 def test_a_search_snippet_reads_as_text_not_markdown_source() -> None:

@@ -12,10 +12,10 @@ from localmind.core.conversations import Conversation, Message
 from localmind.core.store import ConversationStore
 from localmind.engine.types import TurnStats
 from localmind.errors import UserFacingError
-from localmind.models.chat_session import ChatSession
-from localmind.models.conversation_list import ConversationListModel
-from localmind.models.drafts import Drafts
 from localmind.ui.main_window import MainWindow
+from localmind.viewmodels.chat_session import ChatSession
+from localmind.viewmodels.conversation_list import ConversationListModel
+from localmind.viewmodels.drafts import Drafts
 from localmind.workers.messages import user_text
 
 

@@ -14,10 +14,10 @@ from PySide6.QtCore import QCoreApplication, QObject
 
 from localmind.engine.model_ref import ModelRef
 from localmind.engine.types import LoadInfo, LoadOptions
-from localmind.models.chat_session import ChatSession
 from localmind.settings import Settings
 from localmind.ui.main_window import MainWindow
 from localmind.ui.welcome import WelcomePage
+from localmind.viewmodels.chat_session import ChatSession
 from localmind.workers.inference import InferenceService
 from localmind.workers.messages import phrase_text
 

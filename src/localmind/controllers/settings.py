@@ -8,12 +8,12 @@ from PySide6.QtCore import QObject
 
 from localmind.controllers.api_server import ApiServerLifecycle
 from localmind.controllers.loading import ModelLoading
-from localmind.models.chat_session import ChatSession
 from localmind.settings import Settings
 from localmind.ui.i18n import Translations
 from localmind.ui.main_window import MainWindow
 from localmind.ui.settings_dialog import SettingsDialog, SettingsResult
 from localmind.ui.theme import ThemeManager
+from localmind.viewmodels.chat_session import ChatSession
 from localmind.workers.tasks import TaskRunner
 
 _APPLIED = ("theme", "language", "device", "context_budget", "threads", "generation")

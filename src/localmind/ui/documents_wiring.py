@@ -20,12 +20,12 @@ from localmind.documents.chat import DocumentsChat
 from localmind.documents.chunking import TokenCounter, approximate_tokens, tokenizer_counter
 from localmind.documents.library import Library
 from localmind.engine.types import LoadInfo
-from localmind.models.chat_session import ChatSession
 from localmind.settings import Settings
 from localmind.ui import theme
 from localmind.ui.documents import DocumentsPage
 from localmind.ui.documents_chat import DocumentsSwitch, source_dialog
 from localmind.ui.main_window import MainWindow
+from localmind.viewmodels.chat_session import ChatSession
 from localmind.workers.indexer import IndexerService
 from localmind.workers.inference import InferenceService
 from localmind.workers.tasks import TaskRunner

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
 )
 
 from localmind.core.conversations import Conversation, Message
-from localmind.models.conversation_list import ConversationListModel
 from localmind.ui import theme
 from localmind.ui.banner import Banner
 from localmind.ui.chat_header import ChatHeader
@@ -46,6 +45,7 @@ from localmind.ui.sidebar import Sidebar
 from localmind.ui.status_bar import StatusBar
 from localmind.ui.welcome import WelcomePage
 from localmind.ui.window_state import WindowState, fit_to_screen
+from localmind.viewmodels.conversation_list import ConversationListModel
 
 CONTENT_WIDTH = 820
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")

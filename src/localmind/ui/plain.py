@@ -1,11 +1,11 @@
-"""Labels show their text as plain text unless we chose otherwise (see localmind.models.plain_text)."""
+"""Labels show their text as plain text unless we chose otherwise (see localmind.viewmodels.plain_text)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from localmind.models.plain_text import display_title, tooltip
+from localmind.viewmodels.plain_text import display_title, tooltip
 
 
 def plain_labels(root: QWidget) -> QWidget:

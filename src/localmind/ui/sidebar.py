@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from localmind.core.conversations import SearchHit
-from localmind.models.conversation_list import ConversationListModel
-from localmind.models.plain_text import display_title, markdown_snippet
-from localmind.models.search_results import SearchResultsModel
 from localmind.ui import icons, theme
+from localmind.viewmodels.conversation_list import ConversationListModel
+from localmind.viewmodels.plain_text import display_title, markdown_snippet
+from localmind.viewmodels.search_results import SearchResultsModel
 
 SEARCH_DELAY_MS = 200
 UNDO_SECONDS = 8

@@ -32,7 +32,7 @@ from localmind.core import backup, recovery
 from localmind.core.conversations import ImportResult
 from localmind.core.store import BUSY, DAMAGED, FULL, NEWER, READ_ONLY, WHEN_DUE, ConversationStore, StoreError
 from localmind.errors import UserFacingError
-from localmind.models.reply_saver import ReplySaver
+from localmind.viewmodels.reply_saver import ReplySaver
 from localmind.workers.messages import user_text
 from localmind.workers.tasks import TaskRunner
 

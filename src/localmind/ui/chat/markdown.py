@@ -24,8 +24,8 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
-from localmind.models.plain_text import tooltip
 from localmind.ui.chat.theme import ChatTheme
+from localmind.viewmodels.plain_text import tooltip
 
 MARKDOWN_FEATURES = QTextDocument.MarkdownFeature.MarkdownDialectGitHub | QTextDocument.MarkdownFeature.MarkdownNoHTML
 

@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from localmind.models.plain_text import tooltip
 from localmind.ui.chat import icons
 from localmind.ui.chat.highlighter import CodeHighlighter
 from localmind.ui.chat.markdown import SafeDocument, is_safe_link, render_markdown
 from localmind.ui.chat.theme import ChatTheme
+from localmind.viewmodels.plain_text import tooltip
 
 
 def _transparent_viewport(widget: QTextBrowser | QPlainTextEdit) -> None:

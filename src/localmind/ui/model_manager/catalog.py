@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QTabl
 
 from localmind.core.catalog import CatalogEntry, Fit, fit_hint, recommend, tokens_per_s
 from localmind.core.hub import request_for_catalog
-from localmind.models.plain_text import tooltip
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
+from localmind.viewmodels.plain_text import tooltip
 
 # The page supplies every attribute a section uses; typed as Any so mypy checks them on the page itself.
 _Base: Any = object

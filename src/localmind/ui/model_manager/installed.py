@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QFileDialog, QGroupBox, QLabel, QPushButton, QTabl
 
 from localmind.core.hub import InstalledModel, import_folder, import_zip, list_installed, remove_model, verify_model
 from localmind.core.hub.details import model_facts
-from localmind.models.plain_text import tooltip
 from localmind.ui.model_manager.details import facts_text
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
+from localmind.viewmodels.plain_text import tooltip
 from localmind.workers.messages import phrase_text
 from localmind.workers.tasks import TaskContext
 

@@ -20,9 +20,9 @@ from localmind.core.hub import DownloadRequest, HubSettings
 from localmind.core.hub.embedding import ENCODER_TYPES
 from localmind.core.hub.search import Compatibility, HubSearch, SearchResult, Verdict, check_results
 from localmind.engine.formats.variants import SUPPORTED_MODEL_TYPES
-from localmind.models.plain_text import tooltip
 from localmind.ui.model_manager.details import parameters_text
 from localmind.ui.model_manager.widgets import InlineNote, hbox, human_size, make_table, vbox
+from localmind.viewmodels.plain_text import tooltip
 from localmind.workers.download import FAILURE_OFFLINE, DownloadController, Failure
 
 COLUMNS = 7

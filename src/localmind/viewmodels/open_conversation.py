@@ -18,8 +18,8 @@ from localmind.core.conversations import Conversation, Message
 from localmind.core.store import ConversationStore, classify
 from localmind.engine.types import ChatMessage, FinishReason, LoadInfo
 from localmind.errors import UserFacingError
-from localmind.models.reply_saver import open_problem
 from localmind.settings import Settings
+from localmind.viewmodels.reply_saver import open_problem
 from localmind.workers.inference import InferenceService
 
 log = logging.getLogger(__name__)

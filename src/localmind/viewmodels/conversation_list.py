@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from localmind.core.conversations import Conversation
-from localmind.models.plain_text import display_title, tooltip
+from localmind.viewmodels.plain_text import display_title, tooltip
 
 _Index = QModelIndex | QPersistentModelIndex
 

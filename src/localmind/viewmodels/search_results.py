@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from localmind.core.conversations import SearchHit
-from localmind.models.plain_text import display_title, markdown_snippet, tooltip
+from localmind.viewmodels.plain_text import display_title, markdown_snippet, tooltip
 
 _Index = QModelIndex | QPersistentModelIndex
 

@@ -23,9 +23,9 @@ from localmind.core.conversations import Message, MessageStatus
 from localmind.core.store import ConversationStore, classify
 from localmind.engine.types import FinishReason, TurnFinished
 from localmind.errors import UserFacingError
-from localmind.models.open_conversation import DocumentsTurns, OpenConversation, _Turn
-from localmind.models.reply_saver import ReplySaver, change_problem, message_problem
 from localmind.settings import Settings, generation_options
+from localmind.viewmodels.open_conversation import DocumentsTurns, OpenConversation, _Turn
+from localmind.viewmodels.reply_saver import ReplySaver, change_problem, message_problem
 from localmind.workers.inference import InferenceService
 
 log = logging.getLogger(__name__)

@@ -1,1 +1,0 @@
-"""Qt item models (QtCore only) that adapt core objects for the views."""
