@@ -100,13 +100,13 @@ def _store(data: Path, megabytes: int) -> None:
     from tests.faults.helpers import export_data
 
     from localmind import paths
-    from localmind.core import transfer
+    from localmind.core import chat_files
     from localmind.core.store import ConversationStore
 
     paths.set_data_dir(data)
     with ConversationStore() as store:
         while paths.database_path().stat().st_size < megabytes * 2**20:
-            transfer.import_json(store, json.dumps(export_data(100, seed=int(time.monotonic_ns() % 10**6))))
+            chat_files.import_json(store, json.dumps(export_data(100, seed=int(time.monotonic_ns() % 10**6))))
     paths.set_data_dir(None)
 
 

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import QWidget
 from localmind import paths
 from localmind.controllers.api_server import ApiServerLifecycle
 from localmind.controllers.conversations import Conversations
+from localmind.controllers.export_import import ImportExport
 from localmind.controllers.loading import ModelLoading
 from localmind.controllers.settings import SettingsFlow
-from localmind.controllers.transfer import ImportExport
 from localmind.core import secrets
 from localmind.core.conversations import Conversation
 from localmind.core.store import WHEN_DUE, ConversationStore

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.store import ConversationStore
 from localmind.errors import UserFacingError
 from tests.faults import helpers
@@ -35,16 +35,16 @@ def one(title: str = "ok", created_at: float = 1_700_000_000, **extra: object) -
 def test_titles_become_one_sane_line(data_dir: Path) -> None:
     hostile = "\n\n  first   line\u0007 <b>x</b>\nsecond line\n" + "y" * 5000 + "\n" * 2000
     with ConversationStore() as store:
-        [c] = transfer.import_json(store, one(hostile))
+        [c] = chat_files.import_json(store, one(hostile))
         assert c.title == "first line <b>x</b>"
-        [long] = transfer.import_json(store, one("z" * 5000))
-        assert len(long.title) == transfer.TITLE_MAX_CHARS and long.title.endswith("…")
+        [long] = chat_files.import_json(store, one("z" * 5000))
+        assert len(long.title) == chat_files.TITLE_MAX_CHARS and long.title.endswith("…")
 
 
 @pytest.mark.parametrize("when", [1e308, -1, 1e12 * 1000])
 def test_times_out_of_range_are_refused(data_dir: Path, when: float) -> None:
     with ConversationStore() as store, pytest.raises(UserFacingError, match="not a time between 1970 and 9999"):
-        transfer.import_json(store, one(created_at=when))
+        chat_files.import_json(store, one(created_at=when))
         # Before: 1e308 was stored and later crashed ``export --list`` and ``--format md``.
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from localmind import paths
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.store import DAMAGED, QUICK_CHECK_EVERY_S, WHEN_DUE, ConversationStore, StoreError
 from tests.faults import helpers
 
@@ -28,7 +28,7 @@ def _stamp(db: Path) -> Path:
 @pytest.fixture
 def database(data_dir: Path) -> Path:
     with ConversationStore() as store:
-        transfer.import_json(store, json.dumps(helpers.export_data(COUNT)))
+        chat_files.import_json(store, json.dumps(helpers.export_data(COUNT)))
     return paths.database_path()
 
 

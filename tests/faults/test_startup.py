@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from localmind import paths
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.store import BUSY, DAMAGED, FULL, READ_ONLY, ConversationStore, StoreError
 from localmind.ui import store_dialogs
 from tests.faults import helpers
@@ -39,7 +39,7 @@ class Answers:
 
 def make_database(count: int = 3) -> None:
     with ConversationStore() as store:
-        transfer.import_json(store, __import__("json").dumps(helpers.export_data(count)))
+        chat_files.import_json(store, __import__("json").dumps(helpers.export_data(count)))
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_full_disk_can_be_read_meanwhile(small_disk: Path, qapp: Any) -> None:
     helpers.fill(small_disk)
     store = store_dialogs.open_store(Answers(store_dialogs.READ_ONLY_OPEN))
     assert store is not None and store.read_only
-    assert len(transfer.collect(store)) == 3  # read and export
+    assert len(chat_files.collect(store)) == 3  # read and export
     store.close()
 
 
@@ -100,7 +100,7 @@ def test_read_only_disk_opens_read_only_to_read_search_and_export(small_disk: Pa
         assert store is not None and store.read_only
         assert len(store.list_conversations()) == 3
         assert store.search("alpha")
-        assert "Chat number 0" in transfer.to_markdown(transfer.collect(store))
+        assert "Chat number 0" in chat_files.to_markdown(chat_files.collect(store))
         with pytest.raises(StoreError) as refused:
             store.create_conversation("new")
         assert refused.value.kind == READ_ONLY

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.store import ConversationStore
 from tests.faults import helpers
 from tests.helpers.app_hooks import app_command
@@ -97,7 +97,7 @@ def test_damage_at_start_shows_a_window_and_recovers(
     x: XDisplay, data_dir: Path, tmp_path: Path, language: str
 ) -> None:
     with ConversationStore() as store:
-        transfer.import_json(store, json.dumps(helpers.export_data(300)))
+        chat_files.import_json(store, json.dumps(helpers.export_data(300)))
     helpers.damage_page(data_dir / "conversations.sqlite3")
     app = start(x, data_dir, language)
     try:
@@ -195,7 +195,7 @@ def test_a_read_only_disk_opens_read_only_with_a_banner(
 ) -> None:
     with helpers.small_disk(data_dir):
         with ConversationStore() as store:
-            transfer.import_json(store, json.dumps(helpers.export_data(5)))
+            chat_files.import_json(store, json.dumps(helpers.export_data(5)))
         (data_dir / "settings.json").write_text(json.dumps({"language": language, "theme": "light"}), encoding="utf-8")
         helpers.remount(data_dir, "ro")
         try:

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.store import ConversationStore
 from tests.helpers.app_window import Launch, fake, launch_fixture, send_and_wait
 
@@ -78,11 +78,11 @@ def test_regenerate_keeps_the_earlier_answer_as_a_version(qtbot: Any, launch: La
     qtbot.waitUntil(lambda: mind.store.messages(cid)[1].content in (FIRST, SECOND), timeout=5000)
 
     # Export keeps every version, and an import brings them back.
-    exported = json.loads(transfer.to_json(transfer.collect(mind.store, [cid])))
+    exported = json.loads(chat_files.to_json(chat_files.collect(mind.store, [cid])))
     kept = exported["conversations"][0]["messages"][1]
     assert sorted([kept["content"], *(v["content"] for v in kept["versions"])]) == sorted([FIRST, SECOND, THIRD])
     with ConversationStore(tmp_path / "other.sqlite3") as other:
-        (imported,) = transfer.import_json(other, json.dumps(exported))
+        (imported,) = chat_files.import_json(other, json.dumps(exported))
         copy = other.messages(imported.id)[1]
         assert copy.content == kept["content"] and copy.versions == 3
         assert sorted(v.content for v in other.versions(copy.id)) == sorted({FIRST, SECOND, THIRD} - {kept["content"]})

@@ -15,11 +15,11 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.catalog import GB, MachineInfo
+from localmind.core.chat_files import ImportFileError
 from localmind.core.hub import list_installed
 from localmind.core.store import FULL, explain
-from localmind.core.transfer import ImportFileError
 from localmind.engine.process import EngineProcess
 from localmind.engine.remote import RemoteEngine
 from localmind.engine.types import (
@@ -203,7 +203,7 @@ def test_an_unreachable_remote_server_reads_in_chinese(chinese: Translations) ->
 def test_a_damaged_chat_export_reads_in_chinese(tmp_path: Path, chinese: Translations) -> None:
     export = {"format": "localmind-conversations", "version": 1, "conversations": [{"title": 5, "messages": []}]}
     with pytest.raises(ImportFileError) as caught:
-        transfer.parse_json(json.dumps(export), "chats.json")
+        chat_files.parse_json(json.dumps(export), "chats.json")
     assert str(caught.value).startswith("chats.json cannot be imported: conversations[0].title should be text, not")
     assert user_text(caught.value) == (
         "无法导入 chats.json：conversations[0].title 应为文本，而不是数字。"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from localmind import schema
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.schema import ABSENT, Invalid, parse, parse_each, spec
 from localmind.server import fields
 from localmind.server.schemas import ChatCompletionRequest
@@ -55,8 +55,8 @@ def test_the_api_the_settings_and_the_import_share_one_validator(seen: list[Inva
 
     seen.clear()
     export = {"format": "localmind-conversations", "version": 1, "conversations": [{"title": 7, "messages": []}]}
-    with pytest.raises(transfer.ImportFileError, match=r"conversations\[0\]\.title should be text, not a number"):
-        transfer.parse_json(json.dumps(export))
+    with pytest.raises(chat_files.ImportFileError, match=r"conversations\[0\]\.title should be text, not a number"):
+        chat_files.parse_json(json.dumps(export))
     assert [(p.loc, p.kind) for p in seen][-1] == (("conversations", 0, "title"), "string_type")
 
 
@@ -114,11 +114,11 @@ def test_a_bad_settings_value_resets_that_field_only_and_says_why(caplog: pytest
 def test_an_import_ignores_fields_from_a_newer_export_and_refuses_an_endless_time() -> None:
     conversation = {"title": "t", "messages": [{"role": "user", "content": "hi", "reactions": ["+1"]}], "pinned": 1}
     export = {"format": "localmind-conversations", "version": 1, "conversations": [conversation], "extra": {}}
-    [(read, messages)] = transfer.parse_json(json.dumps(export))
+    [(read, messages)] = chat_files.parse_json(json.dumps(export))
     assert read.title == "t" and [m.content for m in messages] == ["hi"]
     conversation["created_at"] = 10**400  # a whole number no float holds
-    with pytest.raises(transfer.ImportFileError, match=r"created_at is not a time between 1970 and 9999"):
-        transfer.parse_json(json.dumps(export))
+    with pytest.raises(chat_files.ImportFileError, match=r"created_at is not a time between 1970 and 9999"):
+        chat_files.parse_json(json.dumps(export))
 
 
 def test_serve_imports_the_shared_validator_and_no_schema_library() -> None:

@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtWidgets import QFileDialog
 
 from localmind.controllers.conversations import Conversations
-from localmind.core import transfer
+from localmind.core import chat_files
 from localmind.core.conversations import Conversation, ImportResult
 from localmind.core.store import ConversationStore
 from localmind.errors import UserFacingError
@@ -41,8 +41,8 @@ class ImportExport(QObject):
 
     def export_conversations(self, conversation_ids: Sequence[str] | None, fmt: str, path: Path) -> int:
         """Write the conversations (all with ``None``) to ``path`` as ``md`` or ``json``; returns how many."""
-        items = transfer.collect(self.store, conversation_ids)
-        text = transfer.to_json(items) if fmt == "json" else transfer.to_markdown(items)
+        items = chat_files.collect(self.store, conversation_ids)
+        text = chat_files.to_json(items) if fmt == "json" else chat_files.to_markdown(items)
         try:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
@@ -56,7 +56,7 @@ class ImportExport(QObject):
 
     def import_conversations(self, path: Path) -> list[Conversation]:
         """Merge the export at ``path`` into the store on this thread, and open the first chat it changed."""
-        self._imported(transfer.merge_json(self.store, transfer.read_file(path), str(path)))
+        self._imported(chat_files.merge_json(self.store, chat_files.read_file(path), str(path)))
         return self.last_import.changed if self.last_import is not None else []
 
     def _imported(self, result: ImportResult) -> None:
@@ -134,7 +134,7 @@ def import_with_own_connection(database: Path, source: Path) -> ImportResult:
     """Import on a worker thread through a connection of its own: the window's store is never held by it, so the
     window waits at most its short busy timeout for SQLite's lock, never for the whole import (issue 10.6)."""
     with ConversationStore(database, recover_interrupted=False) as store:
-        return transfer.merge_json(store, transfer.read_file(source), str(source))
+        return chat_files.merge_json(store, chat_files.read_file(source), str(source))
 
 
 __all__ = ["ImportExport", "import_with_own_connection"]

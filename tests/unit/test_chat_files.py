@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from localmind.core import transfer
+from localmind.core import chat_files
+from localmind.core.chat_files import FORMAT, ImportFileError
 from localmind.core.store import ConversationStore
-from localmind.core.transfer import FORMAT, ImportFileError
 from localmind.errors import UserFacingError
 
 
@@ -52,18 +52,18 @@ def comparable(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_json_round_trip_is_exact_and_keeps_ids(store: ConversationStore, tmp_path: Path) -> None:
     ids = fill(store)
-    first = json.loads(transfer.to_json(transfer.collect(store)))
+    first = json.loads(chat_files.to_json(chat_files.collect(store)))
     assert first["format"] == FORMAT and first["version"] == 1
     assert [c["id"] for c in first["conversations"]] == ids[::-1]  # newest activity first
 
     with ConversationStore(tmp_path / "other.sqlite3") as other:
-        imported = transfer.import_json(other, transfer.to_json(transfer.collect(store)))
+        imported = chat_files.import_json(other, chat_files.to_json(chat_files.collect(store)))
         assert {c.id for c in imported} == set(ids)
-        second = json.loads(transfer.to_json(transfer.collect(other)))
+        second = json.loads(chat_files.to_json(chat_files.collect(other)))
     assert comparable(second) == comparable(first)
 
     # Into the same store: everything is already there, so nothing changes (it used to be there twice).
-    result = transfer.merge_json(store, json.dumps(first))
+    result = chat_files.merge_json(store, json.dumps(first))
     assert (len(result.added), len(result.updated), len(result.copied), len(result.skipped)) == (0, 0, 0, 3)
     assert len(store.list_conversations()) == 3
     assert len(store.messages(ids[0])) == 4 and len(store.search("长城")) == 1  # one chat, its messages once
@@ -71,23 +71,23 @@ def test_json_round_trip_is_exact_and_keeps_ids(store: ConversationStore, tmp_pa
 
 def test_export_one_conversation_and_markdown(store: ConversationStore) -> None:
     ids = fill(store)
-    items = transfer.collect(store, [ids[0]])
-    md = transfer.to_markdown(items)
+    items = chat_files.collect(store, [ids[0]])
+    md = chat_files.to_markdown(items)
     assert md.startswith("# Trip to 北京 🚄\n")
     assert "model phi-3" in md
     assert "> Answer briefly.\n>\n> Use metric units." in md
     assert "## You\n\nWhat should I see? 我想去看长城。" in md
     assert "```python\nprint('hi')\n```" in md and "| 1 | 长城 |" in md
     assert "## Assistant (stopped before the end)\n\nPeking duck, then" in md
-    everything = transfer.to_markdown(transfer.collect(store))
+    everything = chat_files.to_markdown(chat_files.collect(store))
     assert everything.count("\n---\n") == 2 and "# Failed" in everything and "(generation failed)" in everything
 
 
 def test_deleted_conversations_are_left_out_of_export_all(store: ConversationStore) -> None:
     ids = fill(store)
     store.delete_conversation(ids[1])
-    assert [c.id for c, _ in transfer.collect(store)] == [ids[2], ids[0]]
-    assert [c.id for c, _ in transfer.collect(store, [ids[1]])] == [ids[1]]  # asked for by id
+    assert [c.id for c, _ in chat_files.collect(store)] == [ids[2], ids[0]]
+    assert [c.id for c, _ in chat_files.collect(store, [ids[1]])] == [ids[1]]  # asked for by id
 
 
 def test_import_fills_optional_fields_and_stops_streaming(store: ConversationStore) -> None:
@@ -104,7 +104,7 @@ def test_import_fills_optional_fields_and_stops_streaming(store: ConversationSto
             }
         ],
     }
-    [c] = transfer.import_json(store, json.dumps(data))
+    [c] = chat_files.import_json(store, json.dumps(data))
     assert (c.title, c.system_prompt, c.settings, c.model, c.message_count) == ("Minimal", "", {}, None, 2)
     assert [(m.role, m.content, m.status) for m in store.messages(c.id)] == [
         ("user", "hi", "complete"),
@@ -188,10 +188,10 @@ def broken(change: str) -> bytes:
     ],
 )
 def test_bad_files_are_refused_with_a_clear_message(store: ConversationStore, change: str, says: str) -> None:
-    transfer.import_json(store, json.dumps(good()))  # the baseline is fine
+    chat_files.import_json(store, json.dumps(good()))  # the baseline is fine
     before = len(store.list_conversations())
     with pytest.raises(ImportFileError) as info:
-        transfer.import_json(store, broken(change), "backup.json")
+        chat_files.import_json(store, broken(change), "backup.json")
     assert says in str(info.value)
     assert isinstance(info.value, UserFacingError) and info.value.hint
     assert len(store.list_conversations()) == before
@@ -201,10 +201,10 @@ def test_a_bad_conversation_late_in_the_file_imports_nothing(store: Conversation
     data = good()
     data["conversations"].append({"title": "second", "messages": [{"role": "robot", "content": ""}]})
     with pytest.raises(ImportFileError, match=r"conversations\[1\]"):
-        transfer.import_json(store, json.dumps(data))
+        chat_files.import_json(store, json.dumps(data))
     assert store.list_conversations() == []
 
 
 def test_import_file_that_does_not_exist(store: ConversationStore, tmp_path: Path) -> None:
     with pytest.raises(UserFacingError, match="Cannot read"):
-        transfer.import_file(store, tmp_path / "missing.json")
+        chat_files.import_file(store, tmp_path / "missing.json")

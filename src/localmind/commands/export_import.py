@@ -120,7 +120,7 @@ def _write_output(text: str, output: str | None) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from localmind.core import transfer
+    from localmind.core import chat_files
     from localmind.core.store import open_for_reading
 
     fmt = args.format or ("json" if args.output and args.output.lower().endswith(".json") else "md")
@@ -134,14 +134,14 @@ def run_export(args: argparse.Namespace) -> int:
                 _write_output(f"{c.id}  {when}  {c.message_count:4d} msgs  {c.title}\n", None)
             return 0
         ids = [_resolve(store, wanted) for wanted in args.conversation] if args.conversation else None
-        items, unreadable = transfer.collect_readable(store, ids)
+        items, unreadable = chat_files.collect_readable(store, ids)
     if not items and not unreadable:
         print(
             f"localmind: There are no conversations to export in {store.path.parent}; nothing was written.",
             file=sys.stderr,
         )
         return 0
-    text = transfer.to_json(items) if fmt == "json" else transfer.to_markdown(items)
+    text = chat_files.to_json(items) if fmt == "json" else chat_files.to_markdown(items)
     _write_output(text, args.output)
     if args.output and args.output != "-":
         print(f"Exported {_count(len(items), 'conversation')} to {args.output}.", file=sys.stderr)
@@ -166,14 +166,14 @@ def _count(n: int, noun: str) -> str:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from localmind.core import transfer
+    from localmind.core import chat_files
 
     with _open_store() as store:
         if args.file == "-":
-            result = transfer.merge_json(store, sys.stdin.buffer.read(), "The input")
+            result = chat_files.merge_json(store, sys.stdin.buffer.read(), "The input")
         else:
             path = Path(args.file).expanduser()
-            result = transfer.merge_json(store, transfer.read_file(path), str(path))
+            result = chat_files.merge_json(store, chat_files.read_file(path), str(path))
     lines: list[str] = []
     for heading, conversations in (
         ("Imported", result.added),
