@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from localmind import paths
-from localmind.core import recovery, transfer
+from localmind.core import chat_files, recovery
 from localmind.core.store import DAMAGED, ConversationStore, StoreError
 from tests.faults import helpers
 from tests.helpers.app_window import Launch, fake
@@ -29,7 +29,7 @@ COUNT = 300
 def damaged(data_dir: Path) -> list[str]:
     """300 imported conversations, one page overwritten; returns the ids whose messages can no longer be read."""
     with ConversationStore() as store:
-        transfer.import_json(store, json.dumps(helpers.export_data(COUNT)))
+        chat_files.import_json(store, json.dumps(helpers.export_data(COUNT)))
     helpers.damage_page(paths.database_path())
     affected = []
     with ConversationStore() as store:
@@ -102,7 +102,7 @@ def test_salvage_keeps_everything_readable_and_the_damaged_file(
         fresh.close()
     # The same export again after recovery: nothing is lost twice, nothing duplicated.
     with ConversationStore() as store:
-        result = transfer.merge_json(store, json.dumps(helpers.export_data(COUNT)))
+        result = chat_files.merge_json(store, json.dumps(helpers.export_data(COUNT)))
         assert len(result.added) == 0 and len(result.skipped) + len(result.updated) == COUNT
         assert len(result.updated) == len(damaged)  # the lost messages come back from the export
         assert sum(len(store.messages(c.id)) for c in store.list_conversations()) == COUNT * 4
