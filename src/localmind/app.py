@@ -146,6 +146,8 @@ class LocalMind(QObject):
         self.typeahead = TypeAhead(
             self.service, self._typeahead_history, self._typeahead_draft, lambda: self.settings.prepare_replies, self
         )
+        if self.documents is not None:
+            self.documents.attach_typeahead(self.typeahead)  # the question's passages are read as it is typed
         self._connect()
         self.api.start()
         self.chats.reload()

@@ -20,10 +20,15 @@ from localmind.core.conversations import Message
 from localmind.documents.library import Library
 from localmind.documents.prompting import ConversationSources, Source, cited, instruction_for
 from localmind.documents.search import Passage
+from localmind.engine.prompt_builder import order_passages
 
 log = logging.getLogger(__name__)
 
 FOUND_KEY, SHORTENED_KEY = "passages_found", "passages_shortened"
+# In an answer's stats: how many of its question's passages were in the prompt read ahead while it was typed, in the
+# same places (the engine kept what it had read of them: its ``reused_tokens`` cover them).
+READ_AHEAD_KEY = "passages_read_ahead"
+PassageKey = tuple[str, int | None, str]
 
 SOURCE_SCHEME = "localmind-source"
 PROMPT_KEY, QUESTION_KEY, SOURCES_KEY, SOURCES_AT_KEY = (
@@ -49,6 +54,10 @@ class DocumentsChat:
         self.collections: list[str] = []
         self.last_turn: list[Source] | None = None  # the sources of the turn being answered; [] = no match
         self.fits = fits  # whether new passages fit the loaded model's context (None: all that were found)
+        # The last read-ahead (issue 19): the ids of the messages it followed, and its passages in prompt order.
+        # Replaced whole (one assignment): the engine service's thread writes it, the window's thread reads it.
+        self._ahead: tuple[tuple[int, ...], list[PassageKey]] | None = None
+        self.last_read_ahead: int | None = None  # passages of the turn being answered that the read-ahead had in place
 
     def has_documents(self) -> bool:
         """Whether anything is indexed: with nothing, "Use my documents" has nothing to add to a turn."""
@@ -96,10 +105,32 @@ class DocumentsChat:
                 total += max(0, count(str(stats[PROMPT_KEY])) - count(m.content))
         return total
 
+    # -- reading ahead (issue 19) ------------------------------------------------------------------------------
+    def read_ahead_turn(self, messages: list[Message], draft: str) -> str | None:
+        """The user's turn as it would be sent if ``draft`` were the question (passages first, then the question),
+        for the engine to read while the question is typed; None when documents add nothing. Run on the engine
+        service's thread. Passages of the previous read-ahead that are found again keep their places, so the
+        tokens read for them stay valid (``order_passages``)."""
+        if not draft.strip() or not self.active:
+            return None
+        earlier = tuple(m.id for m in messages)
+        previous = self._ahead[1] if self._ahead is not None and self._ahead[0] == earlier else []
+        passages = _in_place(previous, self._search(draft))
+        turn = _numbered_before(messages, None).prepare(draft, passages, self.fits)
+        self._ahead = (earlier, [_key(s) for s in turn.sources])
+        return turn.prompt
+
+    def _search(self, text: str) -> list[Passage]:
+        try:
+            return self.library.search(text, collections=self.collections or None)
+        except Exception:  # a broken index must not stop the chat: answer without documents, say nothing matched
+            log.warning("document search failed", exc_info=True)
+            return []
+
     # -- a turn ---------------------------------------------------------------------------------------------
     def before_turn(self, messages: list[Message]) -> list[Message]:
         """Find passages for the last question (once; regenerate reuses them). Returns the messages, updated."""
-        self.last_turn = None
+        self.last_turn = self.last_read_ahead = None
         users = [m for m in messages if m.role == "user"]
         if not users or not self.active:
             return messages
@@ -108,21 +139,14 @@ class DocumentsChat:
         if stats.get(PROMPT_KEY) and stats.get(QUESTION_KEY) == question.content:
             self.last_turn = [Source.from_json(s) for s in stats.get(SOURCES_KEY, [])]
             return messages
-        numbered = ConversationSources()
-        for m in messages:
-            if m.id == question.id:
-                break
-            for raw in (m.stats or {}).get(SOURCES_KEY, []) if m.role == "user" else []:
-                source = Source.from_json(raw)
-                if all(s.number != source.number for s in numbered.sources):
-                    numbered.sources.append(source)
-        numbered.sources.sort(key=lambda s: s.number)
-        try:
-            passages: list[Passage] = self.library.search(question.content, collections=self.collections or None)
-        except Exception:  # a broken index must not stop the chat: answer without documents, say nothing matched
-            log.warning("document search failed", exc_info=True)
-            passages = []
-        turn = numbered.prepare(question.content, passages, self.fits)
+        earlier = tuple(m.id for m in messages[: messages.index(question)])
+        ahead = self._ahead
+        previous = ahead[1] if ahead is not None and ahead[0] == earlier else []
+        # Searched once more for the question as sent; the passages the read-ahead found keep their places.
+        passages = _in_place(previous, self._search(question.content))
+        turn = _numbered_before(messages, question.id).prepare(question.content, passages, self.fits)
+        if previous:
+            self.last_read_ahead = _common_prefix(previous, [_key(s) for s in turn.sources])
         chunk_ids = {(p.file, p.page, p.text): p.chunk_id for p in passages}
         sources = [{**s.as_json(), "chunk_id": chunk_ids.get((s.file, s.page, s.text))} for s in turn.sources]
         new_stats = {**stats, PROMPT_KEY: turn.prompt, QUESTION_KEY: question.content, SOURCES_KEY: sources}
@@ -144,7 +168,10 @@ class DocumentsChat:
         used = cited(text, self.last_turn)
         self.last_turn = None
         recorded = [{**s.as_json(), "chunk_id": raw.get(s.number, {}).get("chunk_id")} for s in used]
-        return text, {**(stats or {}), SOURCES_KEY: recorded}
+        new_stats = {**(stats or {}), SOURCES_KEY: recorded}
+        if self.last_read_ahead is not None:
+            new_stats[READ_AHEAD_KEY] = self.last_read_ahead
+        return text, new_stats
 
     def passage(self, chunk_id: int) -> Passage | None:
         row = self.library.index.db.execute(
@@ -153,3 +180,37 @@ class DocumentsChat:
             (chunk_id,),
         ).fetchone()
         return Passage(row[0], row[1], row[2], row[3], 0.0, row[4]) if row else None
+
+
+def _key(p: Passage | Source) -> PassageKey:
+    return (p.file, p.page, p.text)
+
+
+def _in_place(previous: list[PassageKey], found: list[Passage]) -> list[Passage]:
+    """``found`` in the order that keeps the previous read-ahead's passages where they were (``order_passages``,
+    by file, page and text: a new search scores them anew)."""
+    if not previous:
+        return found
+    by_key = {_key(p): p for p in found}
+    return [by_key[k] for k in order_passages(previous, list(by_key))]
+
+
+def _common_prefix(a: list[PassageKey], b: list[PassageKey]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _numbered_before(messages: list[Message], question_id: int | None) -> ConversationSources:
+    """The sources given with the questions before ``question_id`` (all of ``messages`` with None), by number."""
+    numbered = ConversationSources()
+    for m in messages:
+        if m.id == question_id:
+            break
+        for raw in (m.stats or {}).get(SOURCES_KEY, []) if m.role == "user" else []:
+            source = Source.from_json(raw)
+            if all(s.number != source.number for s in numbered.sources):
+                numbered.sources.append(source)
+    numbered.sources.sort(key=lambda s: s.number)
+    return numbered

@@ -34,12 +34,17 @@ class Read:
 
     ``supersede``: a newer read of the same client with the same key replaces this one (waiting: dropped;
     running: stopped at its next chunk). Type-ahead and documents read-ahead each use their own key.
+
+    ``compose``: run first on the service's thread; the text it returns is read in place of ``draft`` (documents
+    read-ahead: the draft's passages, then the question; None: ``draft`` as it is). Slow work such as a search
+    stays off the window's thread, and runs only when the read does (a superseded read never searches).
     """
 
     messages: list[ChatMessage]
     draft: str = ""
     whole: bool = False
     supersede: str | None = None
+    compose: Callable[[], str | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -397,7 +397,19 @@ def _read(service: EngineService, ticket: Ticket, job: Read) -> JobEvent:
     epoch = service._begin(ticket)
     if epoch is None:
         return Dropped("cancelled")
-    return Result(int(engine.prefill(job.messages, job.draft, epoch, whole=job.whole)))
+    return Result(int(engine.prefill(job.messages, _draft(job), epoch, whole=job.whole)))
+
+
+def _draft(job: Read) -> str:
+    """The text the read reads after its messages: ``compose``'s (passages and the question) or the draft."""
+    if job.compose is None:
+        return job.draft
+    try:
+        composed = job.compose()
+    except Exception:  # a read ahead is only a guess: a failing search reads the draft alone
+        log.warning("could not compose the text to read ahead", exc_info=True)
+        return job.draft
+    return job.draft if composed is None else composed
 
 
 __all__ = [

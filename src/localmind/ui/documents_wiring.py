@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -29,6 +29,9 @@ from localmind.viewmodels.chat_session import ChatSession
 from localmind.workers.indexer import IndexerService
 from localmind.workers.inference import InferenceService
 from localmind.workers.tasks import TaskRunner
+
+if TYPE_CHECKING:
+    from localmind.workers.typeahead import TypeAhead
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +236,18 @@ class DocumentsFeature(QObject):
             settings.use_documents, settings.document_collections = enabled, list(collections)
             self._save_settings()
         self.session.request_context_usage()  # the instruction counts in the gauge from now on
+
+    def attach_typeahead(self, typeahead: TypeAhead) -> None:
+        """With "Use my documents" on, type-ahead reads the question's turn as it will be sent (issue 19)."""
+        typeahead.documents_turn = self.read_ahead_turn
+
+    def read_ahead_turn(self, draft: str) -> Callable[[], str | None] | None:
+        """What type-ahead's read runs first on the engine service's thread: the search for ``draft`` and the turn
+        with its passages (None with the switch off: no search, the draft alone)."""
+        if not self.chat.enabled:
+            return None
+        messages = list(self.session.messages)  # taken now, on the window's thread
+        return lambda: self.chat.read_ahead_turn(messages, draft)
 
     def _show_passage_share(self, _used: int, _budget: int) -> None:
         session = self.session

@@ -169,9 +169,16 @@ class InferenceService(QObject):
     ) -> Ticket:
         return self.engine_service.submit(job, priority=priority, client=WINDOW, on_event=on_event)
 
-    def prefill(self, messages: Sequence[ChatMessage], draft: str, whole: bool = False) -> bool:
+    def prefill(
+        self,
+        messages: Sequence[ChatMessage],
+        draft: str,
+        whole: bool = False,
+        compose: Callable[[], str | None] | None = None,
+    ) -> bool:
         """Type-ahead and warm reopen: read ``messages`` and the start of ``draft`` (all of it and the reply header
-        with ``whole``: the user paused) ahead of a send.
+        with ``whole``: the user paused) ahead of a send. ``compose`` (documents read-ahead) runs on the engine
+        service's thread and gives the text to read in place of ``draft`` (the passages, then the question).
 
         Speculative, a background job: skipped while a model loads or a reply runs; any later job of the window
         (or an API request) stops it at its next chunk, and the next read replaces it. Returns whether it was asked.
@@ -183,7 +190,8 @@ class InferenceService(QObject):
             if isinstance(event, Result):
                 self.prefilled.emit(int(event.value))
 
-        self._submit(Read(list(messages), draft, whole, supersede=TYPEAHEAD), Priority.BACKGROUND, on_event)
+        read = Read(list(messages), draft, whole, supersede=TYPEAHEAD, compose=compose)
+        self._submit(read, Priority.BACKGROUND, on_event)
         return True
 
     def load(self, model_dir: str, options: LoadOptions | None = None) -> None:

@@ -10,6 +10,9 @@ the end, and at send time it keeps exactly the cached tokens the real prompt has
 and reads the rest. Opening a conversation reads its history right away (warm reopen). A send, Stop, a
 model change or the next keystroke's prefill stop the one in flight at its next chunk.
 
+With "Use my documents" on, the read is the turn as it will be sent: the passages a search of the draft finds,
+then the question (issue 19; the search runs on the engine service's thread, see ``documents_turn``).
+
 The setting "Prepare replies while I type" turns it off; it is also off while the computer runs on
 battery, where the system says so.
 """
@@ -78,6 +81,9 @@ class TypeAhead(QObject):
         self._last_key: float | None = None
         self._gaps: deque[float] = deque(maxlen=RHYTHM_KEYS)
         self.requests = 0  # prefills asked for (tests and the bench read it)
+        # Documents read-ahead (issue 19): given the draft, a function the engine service runs before the read that
+        # returns the user's turn as it will be sent (the draft's passages, then the question); None: the draft alone.
+        self.documents_turn: Callable[[str], Callable[[], str | None] | None] | None = None
 
     @property
     def active(self) -> bool:
@@ -124,7 +130,13 @@ class TypeAhead(QObject):
         draft = self._draft()
         if history is None or draft is None:
             return
-        if self._service.prefill(history, draft, self._whole):
+        compose = self.documents_turn(draft) if self.documents_turn is not None and draft.strip() else None
+        asked = (
+            self._service.prefill(history, draft, self._whole, compose=compose)
+            if compose is not None
+            else self._service.prefill(history, draft, self._whole)
+        )
+        if asked:
             self.requests += 1
 
 
