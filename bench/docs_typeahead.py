@@ -63,17 +63,19 @@ FILLER = str.split(
 
 
 def write_corpus(folder: Path, files: int = 20, seed: int = 3) -> None:
-    """``files`` Markdown notes of ~900 words; five of them mention the question's topics, so the search finds
-    five passages (each ~220 tokens: ~1,100–1,500 tokens with their labels and the instruction)."""
+    """``files`` Markdown notes: fifteen of four ~150-word parts, and five short ones (one passage each) about the
+    question's subject, so once its first keyword is typed the search finds those five (~1,050 tokens of passages,
+    ~1,400 in the prompt with the instruction and the question); later words only reorder them."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     for n in range(files):
         sections = []
-        for s in range(4):
-            words = [rng.choice(FILLER) for _ in range(220)]
+        for s in range(1 if n < 5 else 4):
+            words = [rng.choice(FILLER) for _ in range(165 if n < 5 else 150)]
             if n < 5:
-                for _ in range(12):
-                    words[rng.randrange(len(words))] = rng.choice(TOPICS)
+                for _ in range(10):
+                    words[rng.randrange(50)] = rng.choice(TOPICS)  # in its first passage only
+                words[0] = "kestrel"
             sections.append(f"## Part {s + 1}\n\n" + " ".join(words) + ".")
         (folder / f"note-{n:02d}.md").write_text(f"# Field note {n}\n\n" + "\n\n".join(sections), encoding="utf-8")
 

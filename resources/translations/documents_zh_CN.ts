@@ -221,6 +221,10 @@
 <context>
     <name>DocumentsFeature</name>
     <message>
+        <source>{count} passage(s) from your documents were read while you typed the question.</source>
+        <translation>在您输入问题时，已预先读取了您文档中的 {count} 段内容。</translation>
+    </message>
+    <message>
         <source>Installing the embedding model</source>
         <translation>安装嵌入模型</translation>
     </message>

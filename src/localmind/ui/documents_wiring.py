@@ -170,6 +170,8 @@ class DocumentsFeature(QObject):
         self.inference.loaded.connect(lambda info: self.service.use_tokenizer_of(info.model_dir))
         # The context gauge shows the passages' share apart from the conversation's.
         self.session.context_usage.connect(self._show_passage_share)
+        # The stats line says when the question's passages were read while it was typed (issue 19).
+        self.session.turn_finished.connect(self._show_read_ahead)
 
     def download_embedder(self) -> None:
         """Download the catalog's embedding model in the model manager (its row shows progress, pause and cancel)."""
@@ -248,6 +250,19 @@ class DocumentsFeature(QObject):
             return None
         messages = list(self.session.messages)  # taken now, on the window's thread
         return lambda: self.chat.read_ahead_turn(messages, draft)
+
+    def _show_read_ahead(self, _stats: object) -> None:
+        label = self.window.status.ttft_label
+        passages = self.chat.last_read_ahead
+        text = (
+            self.tr("{count} passage(s) from your documents were read while you typed the question.").format(
+                count=passages
+            )
+            if passages
+            else ""
+        )
+        label.setToolTip(text)
+        label.setAccessibleDescription(text)
 
     def _show_passage_share(self, _used: int, _budget: int) -> None:
         session = self.session
