@@ -12,11 +12,13 @@ nothing: no instruction, no search, no sources (the window says once that there 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from localmind.core.conversations import Message
+from localmind.documents.index import DocumentIndex
 from localmind.documents.library import Library
 from localmind.documents.prompting import ConversationSources, Source, cited, instruction_for
 from localmind.documents.search import Passage
@@ -57,6 +59,7 @@ class DocumentsChat:
         # The last read-ahead (issue 19): the ids of the messages it followed, and its passages in prompt order.
         # Replaced whole (one assignment): the engine service's thread writes it, the window's thread reads it.
         self._ahead: tuple[tuple[int, ...], list[PassageKey]] | None = None
+        self._readers = threading.local()  # the read-ahead's own index connection, on the engine service's thread
         self.last_read_ahead: int | None = None  # passages of the turn being answered that the read-ahead had in place
 
     def has_documents(self) -> bool:
@@ -111,18 +114,35 @@ class DocumentsChat:
         for the engine to read while the question is typed; None when documents add nothing. Run on the engine
         service's thread. Passages of the previous read-ahead that are found again keep their places, so the
         tokens read for them stay valid (``order_passages``)."""
-        if not draft.strip() or not self.active:
+        if not draft.strip() or not self.enabled:
+            return None
+        try:
+            reader = self._reader()
+            if reader.index.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
+                return None  # nothing indexed: the draft alone, as a send would read it
+        except Exception:
+            log.warning("could not read the document index ahead", exc_info=True)
             return None
         earlier = tuple(m.id for m in messages)
         previous = self._ahead[1] if self._ahead is not None and self._ahead[0] == earlier else []
-        passages = _in_place(previous, self._search(draft))
+        passages = _in_place(previous, self._search(draft, reader))
         turn = _numbered_before(messages, None).prepare(draft, passages, self.fits)
         self._ahead = (earlier, [_key(s) for s in turn.sources])
         return turn.prompt
 
-    def _search(self, text: str) -> list[Passage]:
+    def _reader(self) -> Library:
+        """The library as this thread searches it: a DocumentIndex is one thread's at a time, so the read-ahead's
+        thread opens its own read-only connection (kept for the thread's life), with the same embedder."""
+        reader: Library | None = getattr(self._readers, "library", None)
+        if reader is None or reader.index.path != self.library.index.path:
+            reader = Library(DocumentIndex(self.library.index.path, read_only=True))
+            self._readers.library = reader
+        reader.embedder = self.library.embedder
+        return reader
+
+    def _search(self, text: str, library: Library | None = None) -> list[Passage]:
         try:
-            return self.library.search(text, collections=self.collections or None)
+            return (library or self.library).search(text, collections=self.collections or None)
         except Exception:  # a broken index must not stop the chat: answer without documents, say nothing matched
             log.warning("document search failed", exc_info=True)
             return []
