@@ -22,6 +22,14 @@ from localmind.server.turns import Turn, unless_disconnected
 routes: list[ApiRoute] = []
 
 
+async def _first(pieces: AsyncIterator[str]) -> str | None:
+    """The first piece of text, or None for a reply with none (errors before it keep their status)."""
+    try:
+        return await pieces.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
 def _turn(request: Request, body: GenerateRequest) -> Turn:
     ctx: ServerContext = context_of(request)
     if ctx.served() is None:
@@ -86,14 +94,7 @@ async def generate(request: Request, body: GenerateRequest) -> Response:
 async def generate_stream(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
     pieces = turn.pieces()
-
-    async def first() -> str | None:
-        try:
-            return await pieces.__anext__()
-        except StopAsyncIteration:
-            return None
-
-    head = await unless_disconnected(request, first(), turn)
+    head = await unless_disconnected(request, _first(pieces), turn)
 
     async def events() -> AsyncIterator[bytes]:
         try:
@@ -143,14 +144,7 @@ class PlainTextStreamResponse(EventStreamResponse):
 async def stream_generate(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
     pieces = turn.pieces()
-
-    async def first() -> str | None:
-        try:
-            return await pieces.__anext__()
-        except StopAsyncIteration:
-            return None
-
-    head = await unless_disconnected(request, first(), turn)  # errors before the first piece keep their status
+    head = await unless_disconnected(request, _first(pieces), turn)  # errors before the first piece keep their status
 
     async def chunks() -> AsyncIterator[bytes]:
         try:

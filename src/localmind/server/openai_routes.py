@@ -102,6 +102,18 @@ def _model_card(served: ServedModel) -> dict[str, Any]:
     return {"id": served.id, "object": "model", "created": served.created, "owned_by": "localmind"}
 
 
+def _choices(n: int | None, stream: bool | None) -> int:
+    """How many choices to answer; several are read one after the other, so they cannot stream."""
+    if (n or 1) > 1 and stream:
+        raise APIError(
+            400,
+            "'n' above 1 cannot be combined with stream=true: stream one choice per request.",
+            param="n",
+            code="invalid_value",
+        )
+    return n or 1
+
+
 @post(
     routes,
     "/v1/chat/completions",
@@ -116,14 +128,7 @@ async def chat_completions(request: Request, body: ChatCompletionRequest) -> Res
     served = conv.require_model(ctx, body.model)
     messages = conv.chat_messages(ctx, body)
     options, tools = conv.chat_options(ctx, body)
-    n = body.n or 1
-    if n > 1 and body.stream:
-        raise APIError(
-            400,
-            "'n' above 1 cannot be combined with stream=true: stream one choice per request.",
-            param="n",
-            code="invalid_value",
-        )
+    n = _choices(body.n, body.stream)
     cid, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
     if n > 1:
         return await _chat_choices(request, body, served, messages, options, tools, cid, created, n)
@@ -235,14 +240,7 @@ async def completions(request: Request, body: CompletionRequest) -> Response:
     ctx = context_of(request)
     served = conv.require_model(ctx, body.model)
     messages, options = conv.completion_request(ctx, body)
-    n = body.n or 1
-    if n > 1 and body.stream:
-        raise APIError(
-            400,
-            "'n' above 1 cannot be combined with stream=true: stream one choice per request.",
-            param="n",
-            code="invalid_value",
-        )
+    n = _choices(body.n, body.stream)
     cid, created = f"cmpl-{uuid.uuid4().hex}", int(time.time())
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     echoed = messages[0].content if body.echo and messages else ""
