@@ -190,3 +190,20 @@ def test_a_slow_server_start_and_stop_never_freeze_the_window(
     qtbot.waitUntil(lambda: not mind.api_server.running, timeout=15000)
     assert meter.longest < 1000, meter.longest  # 1.5 s on the GUI thread would show here
     assert len(threads) == 2 and threading.main_thread() not in threads
+
+
+def test_the_windows_server_closes_a_client_that_never_finishes_its_headers(qtbot: Any, launch: Launch) -> None:
+    """The window's API server has serve's guards (issue 21): a slow client gets 408 and is closed."""
+    import socket
+
+    mind = launch()
+    mind.api_server.header_timeout = 0.5
+    port = free_port()
+    mind.api_server.start(port, None, False)
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+    finally:
+        mind.api_server.stop()

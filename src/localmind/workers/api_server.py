@@ -31,6 +31,7 @@ class AppApiServer(QObject):
 
     busy_changed = Signal(bool)
     running_changed = Signal(bool)
+    header_timeout = 10.0  # seconds a client has to send a request's headers (serve's --header-timeout default)
 
     def __init__(self, service: InferenceService, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -67,9 +68,8 @@ class AppApiServer(QObject):
             raise UserFacingError.say(
                 "Other devices may use the API only with a key.", "Set an API key, or turn off network access."
             )
-        import uvicorn
-
         from localmind.server.app import create_app
+        from localmind.server.connections import uvicorn_server
         from localmind.server.context import LOOPBACK_HOSTS, ServerConfig
         from localmind.server.scheduler import Scheduler
 
@@ -80,11 +80,8 @@ class AppApiServer(QObject):
             api_key=api_key or None, allowed_hosts=() if allow_lan else LOOPBACK_HOSTS, defaults=self.defaults
         )
         app = create_app(self._scheduler, self._served, config)
-        self._server = uvicorn.Server(
-            uvicorn.Config(
-                app, host=host, port=port, access_log=False, log_level="warning", timeout_graceful_shutdown=2
-            )
-        )
+        # The same guards as `localmind serve`: request headers on time, connections capped, floods not logged.
+        self._server = uvicorn_server(app, host, port, header_timeout=self.header_timeout, graceful_shutdown_s=2)
         self._thread = threading.Thread(target=self._server.run, name="localmind-api-server", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 10
