@@ -221,7 +221,9 @@ class XDisplay:
 
     def click(self, x: int, y: int, button: int = 1) -> None:
         """Click at screen coordinates."""
-        self.xdotool("mousemove", "--sync", str(x), str(y))
+        here = self.xdotool("getmouselocation", "--shell").split()
+        if f"X={x}" not in here or f"Y={y}" not in here:  # --sync waits for a move: never ask for one in place
+            self.xdotool("mousemove", "--sync", str(x), str(y))
         self.xdotool("click", str(button))
 
     def find_window(self, title: str, timeout: float = 90.0) -> str:
