@@ -31,11 +31,13 @@ class AppApiServer(QObject):
 
     busy_changed = Signal(bool)
     running_changed = Signal(bool)
+    _busy = Signal(bool)  # from the engine service's thread; busy_changed is emitted on the window's thread
     header_timeout = 10.0  # seconds a client has to send a request's headers (serve's --header-timeout default)
 
     def __init__(self, service: InferenceService, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._service = service
+        self._busy.connect(self._on_busy)
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._scheduler: Any = None
@@ -51,7 +53,10 @@ class AppApiServer(QObject):
     def _on_running(self, ticket: Ticket, running: bool) -> None:
         """The engine service started or ended a job (its thread): say when an API request is on the engine."""
         if ticket.priority is Priority.API:
-            self.busy_changed.emit(running)
+            self._busy.emit(running)
+
+    def _on_busy(self, running: bool) -> None:
+        self.busy_changed.emit(running)
 
     def _served(self) -> Any:
         from localmind.server.context import ServedModel

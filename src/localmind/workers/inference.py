@@ -136,6 +136,11 @@ class InferenceService(QObject):
     _turn_failed = Signal(int, str)
     _load_done = Signal(object)
     _load_error = Signal(str)
+    # The public signals are emitted on the window's thread only: a plain Python callable connected to a signal
+    # emitted on the service's thread runs on that thread (pytest-qt's waitSignal did, and crashed Qt).
+    _prefilled = Signal(int)
+    _load_progress = Signal(float)
+    _token_count = Signal(int, int)
 
     def __init__(self, engine_factory: Callable[[], ChatEngine] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -155,6 +160,9 @@ class InferenceService(QObject):
         self._turn_failed.connect(self._on_failed)
         self._load_done.connect(self._on_loaded)
         self._load_error.connect(self._on_load_failed)
+        self._prefilled.connect(self._on_prefilled)
+        self._load_progress.connect(self._on_load_progress)
+        self._token_count.connect(self._on_token_count)
 
     @property
     def busy(self) -> bool:
@@ -188,7 +196,7 @@ class InferenceService(QObject):
 
         def on_event(event: JobEvent) -> None:
             if isinstance(event, Result):
-                self.prefilled.emit(int(event.value))
+                self._prefilled.emit(int(event.value))
 
         read = Read(list(messages), draft, whole, supersede=TYPEAHEAD, compose=compose)
         self._submit(read, Priority.BACKGROUND, on_event)
@@ -212,7 +220,7 @@ class InferenceService(QObject):
                     text = QCoreApplication.translate("engine", "The model could not be loaded: {detail}")
                     self._load_error.emit(text.format(detail=error))
 
-        prepare = lambda: _prepare(model_dir, options, self.load_progress.emit)  # noqa: E731
+        prepare = lambda: _prepare(model_dir, options, self._load_progress.emit)  # noqa: E731
         self._submit(Load(model_dir, options, prepare), Priority.WINDOW, on_event)
 
     def generate(self, messages: Sequence[ChatMessage], options: GenerationOptions) -> int:
@@ -234,7 +242,7 @@ class InferenceService(QObject):
 
         def on_event(event: JobEvent) -> None:
             if isinstance(event, Result):
-                self.token_count_ready.emit(request_id, int(event.value))
+                self._token_count.emit(request_id, int(event.value))
 
         self._submit(CountTokens(list(messages)), Priority.WINDOW, on_event)
         return request_id
@@ -256,6 +264,15 @@ class InferenceService(QObject):
         self.engine_service.close(timeout=timeout_ms / 1000)
 
     # -- from the engine service (the window's thread) ------------------------------------------------------------
+    def _on_prefilled(self, tokens: int) -> None:
+        self.prefilled.emit(tokens)
+
+    def _on_load_progress(self, fraction: float) -> None:
+        self.load_progress.emit(fraction)
+
+    def _on_token_count(self, request_id: int, tokens: int) -> None:
+        self.token_count_ready.emit(request_id, tokens)
+
     def _on_loaded(self, info: LoadInfo) -> None:
         self.loading = False
         self.info = info
