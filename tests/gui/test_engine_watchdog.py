@@ -53,6 +53,9 @@ def engine_process(mind: Any) -> EngineProcess:
 
 def _send_long_and_freeze_mid_prefill(qtbot: Any, mind: Any) -> int:
     engine = engine_process(mind)
+    # Type-ahead off: it would read the pasted text before Enter, and then the whole turn (the rest of the prompt
+    # and the tiny model's short reply) could end within the 30 beats waited for below, before the freeze.
+    mind.settings.prepare_replies = False
     box = mind.window.composer.input
     box.setFocus()
     box.setPlainText(LONG)  # as pasted
