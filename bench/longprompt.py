@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,7 @@ import numpy as np
 from bench.engine import default_preset, text_of_tokens
 from localmind.engine.devices import physical_cores
 from localmind.engine.formats import package
+from localmind.engine.formats.prepared import prepared_root
 from localmind.engine.local import LocalEngine
 from localmind.engine.process import EngineProcess
 from localmind.engine.types import ChatMessage, LoadOptions, TurnFinished
@@ -53,12 +55,30 @@ def load_average() -> list[float]:
 
 @contextlib.contextmanager
 def original_graph() -> Iterator[None]:
+    """In this process: LocalEngine loads folders as they are."""
     saved = package.loadable_folder
     package.loadable_folder = lambda folder, data_dir=None: folder  # type: ignore[assignment]
     try:
         yield
     finally:
         package.loadable_folder = saved  # type: ignore[assignment]
+
+
+@contextlib.contextmanager
+def original_folder(model_dir: str) -> Iterator[str]:
+    """A hard-linked copy of ``model_dir`` inside LocalMind's prepared-models folder, which the engine loads as it
+    is (a folder there counts as prepared already). For the engine child process, which a patch in this process
+    cannot reach (it is spawned, not forked)."""
+    target = prepared_root() / f"bench-original-{Path(model_dir).name}"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    try:
+        for file in Path(model_dir).iterdir():
+            if file.is_file():
+                os.link(file, target / file.name)
+        yield str(target)
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
 
 
 def first_token_s(engine: Any, prompt: str, seed: int) -> float:
@@ -106,8 +126,8 @@ def prefill(model_dir: str, tokens: int, rounds: int, threads: int) -> dict[str,
     tokenizer = og.Tokenizer(bare)  # the plain text, no chat template: a dozen tokens fewer than LocalMind reads
     ids = [np.asarray(tokenizer.encode(p), dtype=np.int32) for p in prompts]
     rewritten = engine_process(model_dir, threads, budget)
-    with original_graph():
-        plain = engine_process(model_dir, threads, budget)
+    with original_folder(model_dir) as untouched:
+        plain = engine_process(untouched, threads, budget)
     arms = {
         "bare_og_original_s": lambda r: bare_og_first_token_s(bare, og, ids[r], budget),
         "localmind_s": lambda r: first_token_s(rewritten, prompts[r], r),

@@ -40,7 +40,7 @@ def test_a_typed_question_s_passages_are_read_before_enter(tmp_path: Path, roomy
         app.activate()
         x.key("ctrl+shift+d")  # "Use my documents" on
         time.sleep(0.5)
-        x.type(QUESTION, delay_ms=140)  # ~7 keys a second
+        x.type(QUESTION, delay_ms=286)  # 7 keys a second (xdotool waits half the delay per key: see XDisplay.type)
         time.sleep(0.5)
         x.key("Return")
         app.wait_until(lambda: [m for m in app.messages("assistant") if m[2] == "complete"], 90, "the answer to finish")

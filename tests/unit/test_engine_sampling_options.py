@@ -15,7 +15,7 @@ from tokenizers import Tokenizer
 from localmind.engine.local import LocalEngine
 from localmind.engine.process import EngineProcess
 from localmind.engine.prompt_builder import ContextWindow, PromptBuilder
-from localmind.engine.sampling import choice_options, token_logprob
+from localmind.engine.sampling import token_logprob
 from localmind.engine.types import (
     ChatMessage,
     ContextLengthExceededError,
@@ -26,6 +26,7 @@ from localmind.engine.types import (
     TextDelta,
     TokenLogprob,
     TurnFinished,
+    choice_options,
 )
 from tests.helpers.engine_turns import run_turn
 from tests.helpers.tiny_model import EOT, IM_END, IM_START, REPLIES, expected_reply

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +26,7 @@ class Sampler:
         penalty = self.options.repetition_penalty
         if penalty == 1.0:
             return
-        ids = np.fromiter(set(seen), dtype=np.int64)
+        ids = np.fromiter(seen, dtype=np.int64)
         if ids.size == 0:
             return
         ids = ids[(ids >= 0) & (ids < logits.shape[0])]
@@ -45,11 +44,13 @@ class Sampler:
         opts = self.options
         if opts.temperature < GREEDY_BELOW or opts.top_k == 1:
             return int(np.argmax(logits))
-        scaled = logits.astype(np.float64) / opts.temperature
-        candidates = np.arange(scaled.shape[0])
-        if 0 < opts.top_k < scaled.shape[0]:
-            candidates = np.argpartition(scaled, -opts.top_k)[-opts.top_k :]
-        values = scaled[candidates]
+        # Top-k on the logits as they are (a positive temperature keeps their order), so only the k candidates are
+        # scaled and sorted: on a 152k vocabulary that is ~1 ms a token less than scaling and partitioning it all.
+        if 0 < opts.top_k < logits.shape[0]:
+            candidates = np.argpartition(logits, -opts.top_k)[-opts.top_k :]
+        else:
+            candidates = np.arange(logits.shape[0])
+        values = logits[candidates].astype(np.float64) / opts.temperature
         order = np.argsort(values)[::-1]
         candidates, values = candidates[order], values[order]
         probs = np.exp(values - values[0])
@@ -58,15 +59,6 @@ class Sampler:
             keep = int(np.searchsorted(np.cumsum(probs), opts.top_p) + 1)
             candidates, probs = candidates[:keep], probs[:keep] / probs[:keep].sum()
         return int(self._rng.choice(candidates, p=probs))
-
-
-def choice_options(options: GenerationOptions, index: int) -> GenerationOptions:
-    """The options of choice ``index`` of n (OpenAI's ``n``): choices are sequential turns on the same prompt, which
-    the KV cache reads once (each later choice rewinds to the prompt's end and reads only its last token again);
-    a seeded request gives each choice its own seed (seed + index), so they differ and repeat."""
-    if index == 0 or options.seed is None:
-        return options
-    return replace(options, seed=options.seed + index)
 
 
 def token_logprob(logits: npt.NDArray[np.float32], token: int, top: int, text_of: Callable[[int], str]) -> TokenLogprob:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, runtime_checkable
 
 from localmind.errors import UserFacingError
@@ -96,6 +96,15 @@ class GenerationOptions:
             )
         if self.tool_choice == "function" and not self.tool_name:
             raise UserFacingError.say("A tool choice of a function must name the function.")
+
+
+def choice_options(options: GenerationOptions, index: int) -> GenerationOptions:
+    """The options of choice ``index`` of n (OpenAI's ``n``): choices are sequential turns on the same prompt, which
+    the KV cache reads once (each later choice rewinds to the prompt's end and reads only its last token again);
+    a seeded request gives each choice its own seed (seed + index), so they differ and repeat."""
+    if index == 0 or options.seed is None:
+        return options
+    return replace(options, seed=options.seed + index)
 
 
 @dataclass(frozen=True)

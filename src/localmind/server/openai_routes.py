@@ -11,8 +11,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from localmind.engine.sampling import choice_options
-from localmind.engine.types import ChatMessage, GenerationOptions
+from localmind.engine.types import ChatMessage, GenerationOptions, choice_options
 from localmind.server import abilities
 from localmind.server import requests as conv
 from localmind.server import response_schemas as rs
