@@ -194,12 +194,18 @@ def bench_model(model_dir: str, args: argparse.Namespace) -> dict[str, Any]:
     return entry
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def question_arguments(description: str, rounds: int) -> argparse.ArgumentParser:
+    """The arguments of a bench that types QUESTION (this one and docs_typeahead_x.py)."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", required=True)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=rounds)
     ap.add_argument("--cps", type=float, default=7.0, help="typing speed, characters a second")
     ap.add_argument("--enter-pause-ms", type=int, default=500, help="from the last key to Enter")
+    return ap
+
+
+def main() -> None:
+    ap = question_arguments(__doc__ or "", rounds=3)
     ap.add_argument("--context", type=int, default=8192, help="the passages may take a quarter of it")
     args = ap.parse_args()
     create_application()

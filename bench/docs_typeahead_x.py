@@ -16,7 +16,6 @@ average of each run (the machine is shared). Needs Xvfb, openbox and xdotool (te
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -32,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.helpers.xwindow import XDisplay, require_x  # noqa: E402
 
-from bench.docs_typeahead import QUESTION, write_corpus  # noqa: E402
+from bench.docs_typeahead import QUESTION, question_arguments, write_corpus  # noqa: E402
 from localmind.settings import GenerationDefaults, Settings, save_settings  # noqa: E402
 
 SHOTS = ROOT / "build" / "screenshots"
@@ -84,12 +83,7 @@ def one_round(model: Path, cps: float, enter_pause_ms: int, shot: Path) -> dict[
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", action="append", required=True)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--cps", type=float, default=7.0, help="typing speed, keys a second")
-    ap.add_argument("--enter-pause-ms", type=int, default=500, help="from the last key to Enter")
-    args = ap.parse_args()
+    args = question_arguments(__doc__ or "", rounds=2).parse_args()
     require_x()
     report: dict[str, Any] = {"question": QUESTION, "cps": args.cps, "enter_pause_ms": args.enter_pause_ms}
     goals = {"qwen3-0.6b": 1.5, "smollm2-135m": 0.4}
