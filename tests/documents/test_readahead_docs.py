@@ -140,3 +140,39 @@ def test_a_real_transformer_replies_as_after_a_fresh_prefill(
     assert finished.stats.reused_tokens > 0
     if question == FIRST + "?":
         assert finished.stats.reused_tokens >= passage_tokens[-1]
+
+
+def test_enter_reuses_the_read_ahead_s_search_of_the_same_question(
+    corpus: Path, tmp_path: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question as sent is what the read-ahead searched last: Enter does not search again on the window's
+    thread; the prompt is the one a search would give. After the index changed, or for other text, it searches."""
+    engine = load(tiny_model, 8192)
+    chat = documents_chat(corpus, tmp_path, engine)  # its fits() counts with the engine
+    question = FIRST + "?"
+    assert chat.read_ahead_turn([], question) is not None
+    searches: list[str] = []
+    real_search = chat.library.search
+
+    def counted(text: str, **kwargs: object) -> object:
+        searches.append(text)
+        return real_search(text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chat.library, "search", counted)
+    reused = DocumentsChat.content_for_model(chat.before_turn([message(1, "user", question)])[0])
+    assert searches == []
+    fresh = DocumentsChat(chat.library, lambda _id, _stats: None, chat.fits)
+    fresh.enabled = True
+    assert DocumentsChat.content_for_model(fresh.before_turn([message(1, "user", question)])[0]) == reused
+    assert searches == [question] and "417 millimetres" in reused
+
+    searches.clear()
+    assert chat.read_ahead_turn([], question) is not None
+    with chat.library.index.transaction():  # any committed write to the index: the cached passages may be stale
+        pass
+    chat.before_turn([message(2, "user", question)])
+    assert searches == [question]
+    searches.clear()
+    chat.before_turn([message(3, "user", FIRST)])  # other text than the read-ahead searched
+    assert searches == [FIRST]
+    engine.close()

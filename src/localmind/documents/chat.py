@@ -60,6 +60,10 @@ class DocumentsChat:
         # Replaced whole (one assignment): the engine service's thread writes it, the window's thread reads it.
         self._ahead: tuple[tuple[int, ...], list[PassageKey]] | None = None
         self._readers = threading.local()  # the read-ahead's own index connection, on the engine service's thread
+        # The read-ahead's last search: (its text, the collections, the index's state, the passages found). Enter
+        # reuses them when the question as sent is that text and the index has not changed since: no search on the
+        # window's thread then (a question's embedding, with semantic search on, costs tens of ms there).
+        self._searched: tuple[str, tuple[str, ...], int | None, list[Passage]] | None = None
         self.last_read_ahead: int | None = None  # passages of the turn being answered that the read-ahead had in place
 
     def has_documents(self) -> bool:
@@ -125,7 +129,9 @@ class DocumentsChat:
             return None
         earlier = tuple(m.id for m in messages)
         previous = self._ahead[1] if self._ahead is not None and self._ahead[0] == earlier else []
-        passages = _in_place(previous, self._search(draft, reader))
+        found = self._search(draft, reader)
+        self._searched = (draft, tuple(self.collections), _state(reader), found)
+        passages = _in_place(previous, found)
         turn = _numbered_before(messages, None).prepare(draft, passages, self.fits)
         self._ahead = (earlier, [_key(s) for s in turn.sources])
         return turn.prompt
@@ -162,8 +168,19 @@ class DocumentsChat:
         earlier = tuple(m.id for m in messages[: messages.index(question)])
         ahead = self._ahead
         previous = ahead[1] if ahead is not None and ahead[0] == earlier else []
-        # Searched once more for the question as sent; the passages the read-ahead found keep their places.
-        passages = _in_place(previous, self._search(question.content))
+        # Searched once more for the question as sent (unless the read-ahead searched just that, in the index as it
+        # is); the passages the read-ahead found keep their places.
+        searched = self._searched
+        state = _state(self.library)
+        if (
+            searched is not None
+            and state is not None
+            and searched[:3] == (question.content, tuple(self.collections), state)
+        ):
+            found = searched[3]
+        else:
+            found = self._search(question.content)
+        passages = _in_place(previous, found)
         turn = _numbered_before(messages, question.id).prepare(question.content, passages, self.fits)
         if previous:
             self.last_read_ahead = _common_prefix(previous, [_key(s) for s in turn.sources])
@@ -200,6 +217,14 @@ class DocumentsChat:
             (chunk_id,),
         ).fetchone()
         return Passage(row[0], row[1], row[2], row[3], 0.0, row[4]) if row else None
+
+
+def _state(library: Library) -> int | None:
+    """The index's generation (it changes with every committed write); None when it cannot be read."""
+    try:
+        return library.index.generation()
+    except Exception:
+        return None
 
 
 def _key(p: Passage | Source) -> PassageKey:
