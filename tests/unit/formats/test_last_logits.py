@@ -146,3 +146,17 @@ def test_a_community_exports_rewrite_gives_the_last_positions_logits_of_the_full
     for a, b in zip(run_chunks(every, chunks, config), run_chunks(last, chunks, config), strict=True):
         assert b.shape == (1, 1, a.shape[-1])
         np.testing.assert_allclose(b, a[:, -1:], rtol=1e-4, atol=1e-4)
+
+
+def test_the_long_prompt_bench_s_original_arm_loads_the_original_graph(builder_model: Path) -> None:
+    """bench/longprompt.py compares the rewrite with the original graph in the engine process, which is spawned: a
+    patch in the bench's own process never reaches it (both arms once ran the rewrite). Its original arm is a
+    hard-linked copy in the prepared-models folder, which any process loads as it is."""
+    from bench.longprompt import original_folder
+
+    assert package.loadable_folder(builder_model) != builder_model  # the rewrite applies to this package
+    with original_folder(str(builder_model)) as untouched:
+        folder = Path(untouched)
+        assert package.loadable_folder(folder) == folder
+        assert _digest(folder) == _digest(builder_model)  # the original files, graph included
+    assert not folder.exists()
