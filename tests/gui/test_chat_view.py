@@ -266,6 +266,37 @@ def test_edit_and_regenerate_buttons(view: ChatView, qtbot) -> None:  # type: ig
     assert not a4.regenerate_button.isVisible()  # only the last answer can be regenerated
 
 
+def test_a_message_sent_in_a_long_chat_updates_only_the_widgets_whose_actions_change(
+    view: ChatView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sending (a message and an empty answer, then generating) updated the actions of every message shown three
+    times (~4 ms of a send in a long chat, 32 messages shown); now only where Edit / Regenerate change."""
+    view.set_messages([msg(i, "user" if i % 2 else "assistant", f"m{i}") for i in range(1, 201)])
+    settle()
+    shown = [w for w in (view.message_widget(i) for i in range(1, 201)) if w is not None]
+    assert len(shown) >= 2 * PAGE_SIZE  # the pages shown at first
+    updated: list[int] = []
+    real = MessageWidget._update_chrome
+
+    def counted(widget: MessageWidget) -> None:
+        updated.append(widget.record.id)
+        real(widget)
+
+    monkeypatch.setattr(MessageWidget, "_update_chrome", counted)
+    view.append_message(msg(201, "user", "q"))
+    view.append_message(msg(202, "assistant", "", "streaming"))
+    view.set_generating(True)
+    # Generating changes every message's actions once (Edit, and choosing another version, go away); appending
+    # changes only the old last answer's (Regenerate) and builds the two new ones.
+    assert len(updated) <= len(shown) + 8, (len(updated), len(shown))
+    updated.clear()
+    view.set_generating(False)
+    assert len(updated) <= len(shown) + 2, (len(updated), len(shown))
+    old_answer = view.message_widget(200)
+    assert old_answer is not None and not old_answer.regenerate_button.isVisible()
+    assert all(w.edit_button.isVisible() for w in shown if w.record.role == "user")
+
+
 def test_every_control_has_an_accessible_name(view: ChatView) -> None:
     view.set_messages([msg(1, "user", "a"), msg(2, "assistant", ANSWER, "stopped")])
     settle()

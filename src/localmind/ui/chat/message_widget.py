@@ -432,6 +432,8 @@ class MessageWidget(QWidget):
 
     # --- actions and looks ---------------------------------------------------------------------
     def set_actions(self, can_edit: bool, can_regenerate: bool) -> None:
+        if (can_edit, can_regenerate) == (self._can_edit, self._can_regenerate):
+            return  # the chrome shows them already: every other change of state updates it itself
         self._can_edit, self._can_regenerate = can_edit, can_regenerate
         self._update_chrome()
 
