@@ -16,6 +16,9 @@ INSTALLING = "installing"
 DONE = "done"
 
 SPEED_WINDOW_S = 5.0
+# A status (a retry, a damaged file) stays this long at least once bytes flow again: the window shows the latest
+# progress only (it skips reports while busy), so one cleared at the next chunk could be skipped unseen.
+STATUS_HOLD_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class ProgressTracker:
         self.files_total = 0
         self.current_file = ""
         self.status = ""
+        self._status_at = 0.0
         self._samples: deque[tuple[float, int]] = deque()
         self._last_emit = 0.0
 
@@ -74,7 +78,7 @@ class ProgressTracker:
 
     def set_phase(self, phase: str, status: str = "") -> None:
         with self._lock:
-            self.phase, self.status = phase, status
+            self.phase, self.status, self._status_at = phase, status, self._clock()
         self.emit(force=True)
 
     def set_file(self, path: str) -> None:
@@ -89,13 +93,13 @@ class ProgressTracker:
 
     def set_status(self, status: str) -> None:
         with self._lock:
-            self.status = status
+            self.status, self._status_at = status, self._clock()
         self.emit(force=True)
 
     def add(self, n: int) -> None:
         with self._lock:
             self.done = max(0, self.done + n)
-            if n > 0 and self.status:
+            if n > 0 and self.status and self._clock() - self._status_at >= STATUS_HOLD_S:
                 self.status = ""  # bytes flow again: whatever went wrong is over
         self.emit()
 
