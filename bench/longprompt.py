@@ -26,7 +26,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,13 +39,10 @@ import numpy as np
 
 from bench.engine import default_preset, text_of_tokens
 from localmind.engine.devices import physical_cores
-from localmind.engine.formats import package
 from localmind.engine.formats.prepared import prepared_root
 from localmind.engine.local import LocalEngine
 from localmind.engine.process import EngineProcess
 from localmind.engine.types import ChatMessage, LoadOptions, TurnFinished
-
-ORIGINAL = "LOCALMIND_BENCH_ORIGINAL_GRAPH"  # set: load the model's original graph (for the comparison arm)
 
 
 def load_average() -> list[float]:
@@ -54,21 +50,10 @@ def load_average() -> list[float]:
 
 
 @contextlib.contextmanager
-def original_graph() -> Iterator[None]:
-    """In this process: LocalEngine loads folders as they are."""
-    saved = package.loadable_folder
-    package.loadable_folder = lambda folder, data_dir=None: folder  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        package.loadable_folder = saved  # type: ignore[assignment]
-
-
-@contextlib.contextmanager
 def original_folder(model_dir: str) -> Iterator[str]:
     """A hard-linked copy of ``model_dir`` inside LocalMind's prepared-models folder, which the engine loads as it
     is (a folder there counts as prepared already). For the engine child process, which a patch in this process
-    cannot reach (it is spawned, not forked)."""
+    cannot reach (it is spawned, not forked), and for any other process (``chat --prompt``)."""
     target = prepared_root() / f"bench-original-{Path(model_dir).name}"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
@@ -115,8 +100,7 @@ def prefill(model_dir: str, tokens: int, rounds: int, threads: int) -> dict[str,
 
     budget = tokens + 64
     counter = LocalEngine()
-    with original_graph():
-        counter.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
+    counter.load(model_dir, LoadOptions(device="cpu", threads=threads, context_budget=budget))
     prompts = [text_of_tokens(counter, tokens, seed=100 + r) for r in range(rounds)]
     counter.unload()
     config = og.Config(model_dir)
@@ -151,33 +135,23 @@ def prefill(model_dir: str, tokens: int, rounds: int, threads: int) -> dict[str,
     }
 
 
-def chat_peak_rss_mb(model_dir: str, prompt: str, threads: int, original: bool) -> float:
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
-        f.write(prompt)
+def chat_peak_rss_mb(model_dir: str, prompt: str, threads: int) -> float:
     code = (
         "import sys\n"
-        + (
-            "from localmind.engine.formats import package\npackage.loadable_folder = lambda f, data_dir=None: f\n"
-            if original
-            else ""
-        )
-        + "sys.argv = ['localmind', 'chat', '--model', sys.argv[1], '--prompt', sys.argv[2], '--max-new-tokens', '1',"
+        "sys.argv = ['localmind', 'chat', '--model', sys.argv[1], '--prompt', sys.argv[2], '--max-new-tokens', '1',"
         " '--threads', sys.argv[3], '--device', 'cpu']\n"
         "from localmind.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so it would count this bench's own memory.
         "print('PEAK', [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0], file=sys.stderr)\n"
     )
-    with open(f.name, encoding="utf-8") as text:
-        content = text.read()
     out = subprocess.run(
-        [sys.executable, "-c", code, model_dir, content, str(threads)],
+        [sys.executable, "-c", code, model_dir, prompt, str(threads)],
         capture_output=True,
         text=True,
         timeout=900,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")},
     )
-    os.unlink(f.name)
     peak = [line for line in out.stderr.splitlines() if line.startswith("PEAK")]
     if not peak:
         raise RuntimeError(out.stderr[-2000:])
@@ -194,8 +168,9 @@ def memory(model_dir: str, tokens: int, threads: int) -> dict[str, Any]:
     prompt = text_of_tokens(counter, tokens, seed=7)
     kv_per_token = getattr(counter.info, "kv_bytes_per_token", 0) or 0
     counter.unload()
-    with_rewrite = chat_peak_rss_mb(model_dir, prompt, threads, original=False)
-    without = chat_peak_rss_mb(model_dir, prompt, threads, original=True)
+    with_rewrite = chat_peak_rss_mb(model_dir, prompt, threads)
+    with original_folder(model_dir) as untouched:
+        without = chat_peak_rss_mb(untouched, prompt, threads)
     files = model_files_mb(model_dir)
     kv_mb = round(kv_per_token * (tokens + 64) / 2**20, 1)
     return {

@@ -171,11 +171,11 @@ class DocumentsChat:
         # Searched once more for the question as sent (unless the read-ahead searched just that, in the index as it
         # is); the passages the read-ahead found keep their places.
         searched = self._searched
-        state = _state(self.library)
         if (
             searched is not None
-            and state is not None
-            and searched[:3] == (question.content, tuple(self.collections), state)
+            and searched[:2] == (question.content, tuple(self.collections))
+            and searched[2] is not None
+            and searched[2] == _state(self.library)
         ):
             found = searched[3]
         else:
