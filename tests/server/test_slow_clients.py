@@ -54,6 +54,26 @@ def test_hanging_up_mid_stream_stops_the_generation(slow_server: Server) -> None
     assert reply.usage.completion_tokens == 2 and time.monotonic() - started < 10  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("path", ["/generate/stream", "/stream_generate"])
+def test_hanging_up_the_generate_streams_stops_the_generation(slow_server: Server, path: str) -> None:
+    """The SSE and the plain-text forms of /generate share one body (generate_routes._relay): a client that reads a
+    few pieces and goes away stops the engine, which is free again at once."""
+    with httpx.stream(
+        "POST", slow_server.url + path, json={"prompt": "go on forever", "max_new_tokens": 3000}, timeout=30
+    ) as response:
+        assert response.status_code == 200
+        pieces = 0
+        for chunk in response.iter_raw():
+            pieces += bool(chunk)
+            if pieces >= 5:
+                break
+    sent, generated = _cancelled_line(slow_server, path)
+    assert sent >= 5 and generated - sent <= 3, (sent, generated)
+    started = time.monotonic()
+    done = httpx.post(slow_server.url + "/generate", json={"prompt": "x", "max_new_tokens": 2}, timeout=30)
+    assert done.status_code == 200 and done.json()["tokens_generated"] == 2 and time.monotonic() - started < 10
+
+
 def test_hanging_up_a_plain_request_stops_it_too(slow_server: Server) -> None:
     before = slow_server.log()
     with pytest.raises(httpx.ReadTimeout):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, replace
 
 from starlette.requests import Request
@@ -28,6 +28,39 @@ async def _first(pieces: AsyncIterator[str]) -> str | None:
         return await pieces.__anext__()
     except StopAsyncIteration:
         return None
+
+
+async def _relay(
+    turn: Turn,
+    head: str | None,
+    pieces: AsyncIterator[str],
+    encode: Callable[[str], bytes],
+    failed: Callable[[APIError], bytes],
+    finish: Callable[[Turn], bytes] | None = None,
+    tail: bytes = b"",
+) -> AsyncIterator[bytes]:
+    """A streamed reply's body: each piece of text ``encode``d as it comes, then ``finish(turn)``; an error after
+    the first piece ends it with ``failed(error)``; a client that went away stops the engine. ``tail`` comes last."""
+    try:
+        if head is not None:
+            yield encode(head)
+        async for text in pieces:
+            yield encode(text)
+        if finish is not None:
+            yield finish(turn)
+    except APIError as exc:
+        yield failed(exc)
+    finally:
+        if turn.outcome is None:  # the client went away: stop the engine and note how far it got
+            turn.cancel()
+            await turn.settle()
+    if tail:
+        yield tail
+
+
+def _finished(turn: Turn) -> bytes:
+    assert turn.outcome is not None
+    return sse({"finish_reason": turn.outcome.finish_reason, "tokens_generated": turn.outcome.stats.generated_tokens})
 
 
 def _turn(request: Request, body: GenerateRequest) -> Turn:
@@ -95,26 +128,16 @@ async def generate_stream(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
     pieces = turn.pieces()
     head = await unless_disconnected(request, _first(pieces), turn)
-
-    async def events() -> AsyncIterator[bytes]:
-        try:
-            if head is not None:
-                yield sse({"text": head})
-            async for text in pieces:
-                yield sse({"text": text})
-            assert turn.outcome is not None
-            yield sse(
-                {"finish_reason": turn.outcome.finish_reason, "tokens_generated": turn.outcome.stats.generated_tokens}
-            )
-        except APIError as exc:
-            yield sse(exc.body())
-        finally:
-            if turn.outcome is None:  # the client went away: stop the engine and note how far it got
-                turn.cancel()
-                await turn.settle()
-        yield b"data: [DONE]\n\n"
-
-    return EventStreamResponse(events(), on_disconnect=turn.cancel)
+    events = _relay(
+        turn,
+        head,
+        pieces,
+        lambda text: sse({"text": text}),
+        lambda exc: sse(exc.body()),
+        _finished,
+        b"data: [DONE]\n\n",
+    )
+    return EventStreamResponse(events, on_disconnect=turn.cancel)
 
 
 @get(
@@ -145,18 +168,5 @@ async def stream_generate(request: Request, body: GenerateRequest) -> Response:
     turn = _turn(request, body)
     pieces = turn.pieces()
     head = await unless_disconnected(request, _first(pieces), turn)  # errors before the first piece keep their status
-
-    async def chunks() -> AsyncIterator[bytes]:
-        try:
-            if head is not None:
-                yield head.encode()
-            async for text in pieces:
-                yield text.encode()
-        except APIError as exc:
-            yield f"\n[ERROR: {exc.message}]".encode()
-        finally:
-            if turn.outcome is None:  # the client went away: stop the engine and note how far it got
-                turn.cancel()
-                await turn.settle()
-
-    return PlainTextStreamResponse(chunks(), on_disconnect=turn.cancel)
+    chunks = _relay(turn, head, pieces, str.encode, lambda exc: f"\n[ERROR: {exc.message}]".encode())
+    return PlainTextStreamResponse(chunks, on_disconnect=turn.cancel)
