@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -240,6 +241,12 @@ def test_a_download_retry_is_told_in_chinese_on_its_row(
             hub.faults.corrupt[f"{DEVICE_FOLDER}/weights.bin"] = 1  # damaged once: fetched again, then fine
             with qtbot.waitSignal(page.controller.download_succeeded, timeout=30_000):
                 page.repo_download.click()
+                # The window is busy (this thread blocked) while the file is fetched again, as a loaded machine's
+                # can be: newer reports pile up behind the one that tells of the damage, which must still be shown.
+                deadline = time.monotonic() + 20
+                while len(hub.body_requests(f"{DEVICE_FOLDER}/weights.bin")) < 2 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                time.sleep(0.3)
         finally:
             page.controller.shutdown()
     assert any(f"{DEVICE_FOLDER}/weights.bin 下载后已损坏；正在重新下载" in text for text in shown), shown

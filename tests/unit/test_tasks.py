@@ -62,6 +62,22 @@ def test_progress_arrives_in_order_on_the_gui_thread_and_before_the_outcome(qtbo
     assert events[-1] == ("success", "done")
 
 
+def test_a_kept_progress_value_is_never_skipped(qtbot: QtBot, runner: TaskRunner) -> None:
+    sent = threading.Event()
+
+    def work(ctx: TaskContext) -> None:
+        for i in range(1, 101):
+            ctx.progress(i, keep=i in (37, 38))
+        sent.set()
+
+    delivered: list[int] = []
+    runner.start(work, key="kept", on_progress=delivered.append)
+    assert sent.wait(10)  # the GUI thread was busy (blocked here) while all 100 were sent
+    wait_finished(qtbot, runner, "kept")
+    # The newest-wins values in between are skipped; the two kept ones come in order, and the last value last.
+    assert delivered == [37, 38, 100]
+
+
 def test_a_failure_is_delivered_with_the_exception(qtbot: QtBot, runner: TaskRunner) -> None:
     failures: list[tuple[BaseException, threading.Thread]] = []
     successes: list[object] = []

@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from localmind.core.hub import (
     AuthRequiredError,
     DownloadJob,
+    DownloadProgress,
     DownloadRequest,
     HubSettings,
     NotEnoughDiskError,
@@ -101,12 +102,19 @@ class DownloadController(QObject):
             # The task's context is the download's control: a user's cancel deletes the partial files; a pause, or
             # the app closing, keeps them to resume. Its stop (DownloadStopped) is the task's (TaskCancelled).
             secret = token() if callable(token) else token
+            told = [""]  # the status of the last report
+
+            def report(p: DownloadProgress) -> None:
+                # A new status (a retry, a damaged file) reaches the row even when newer reports follow at once.
+                ctx.progress(p, keep=bool(p.status) and p.status != told[0])
+                told[0] = p.status
+
             job = DownloadJob(
                 request,
                 token=secret,
                 settings=settings,
                 control=ctx,
-                on_progress=lambda p: ctx.progress(p),
+                on_progress=report,
                 embedding_check=check_embedding_model,
             )
             return job.run()

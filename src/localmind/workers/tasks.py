@@ -63,14 +63,18 @@ class TaskContext(CancelToken):
     Being the app's one cancel token, it is passed as is to work that takes one (a download's control).
     """
 
-    def __init__(self, key: str, send_progress: Callable[[object], None]) -> None:
+    def __init__(self, key: str, send_progress: Callable[[object, bool], None]) -> None:
         super().__init__()
         self.key = key
         self._send_progress = send_progress
 
-    def progress(self, value: object) -> None:
-        """Report progress; the GUI sees the latest value (intermediate ones may be skipped when it is busy)."""
-        self._send_progress(value)
+    def progress(self, value: object, *, keep: bool = False) -> None:
+        """Report progress; the GUI sees the latest value (intermediate ones may be skipped when it is busy).
+
+        A value sent with ``keep`` is never skipped: it is delivered, in order, even when newer values follow
+        before the GUI gets to it (a retry that is over in a moment must still be told).
+        """
+        self._send_progress(value, keep)
 
 
 class Task(Generic[T]):
@@ -234,21 +238,25 @@ class TaskRunner(QObject):
 
 
 class _LatestValue:
-    """Progress from a worker thread: only the newest value is kept, and at most one delivery is queued."""
+    """Progress from a worker thread: only the newest value is kept (plus any sent with ``keep``, in order), and at
+    most one delivery is queued."""
 
     def __init__(self, bridge: _Bridge, callback: Callable[[Any], None] | None, closed: Callable[[], bool]) -> None:
         self._bridge = bridge
         self._closed = closed
         self._callback = callback
         self._lock = threading.Lock()
-        self._value: object = None
+        self._queue: list[tuple[object, bool]] = []  # what the next delivery hands over: kept values, then the latest
         self._pending = False
 
-    def send(self, value: object) -> None:
+    def send(self, value: object, keep: bool = False) -> None:
         if self._callback is None:
             return
         with self._lock:
-            self._value = value
+            if self._queue and not self._queue[-1][1]:
+                self._queue[-1] = (value, keep)  # the latest replaces a newer-is-better value not yet delivered
+            else:
+                self._queue.append((value, keep))
             if self._pending:
                 return
             self._pending = True
@@ -258,8 +266,12 @@ class _LatestValue:
         with self._lock:
             if not self._pending:
                 return
-            value, self._pending = self._value, False
-        if self._callback is not None and not self._closed():
+            values, self._queue, self._pending = self._queue, [], False
+        if self._callback is None:
+            return
+        for value, _keep in values:
+            if self._closed():
+                return
             self._callback(value)
 
 
