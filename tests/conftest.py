@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,23 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     paths.set_data_dir(None)
     yield path
     paths.set_data_dir(None)
+
+
+@pytest.fixture(autouse=True)
+def gc_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A Qt test runs as the app does: cyclic garbage is collected on the GUI thread only (workers/collector.py).
+    Set up before qtbot, so torn down after it: the widgets it closes are collected here, on this thread."""
+    if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        from localmind.workers import collector
+
+        collector.install(request.getfixturevalue("qapp"))
+    yield
+    if "localmind.workers.collector" in sys.modules:
+        from localmind.workers import collector
+
+        running = collector.installed()
+        if running is not None:
+            running.stop()  # collects once more here; automatic collection is back for tests without Qt
 
 
 @pytest.fixture(scope="session")

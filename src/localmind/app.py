@@ -57,6 +57,7 @@ from localmind.ui.welcome import WelcomePage
 from localmind.viewmodels.chat_session import ChatSession
 from localmind.viewmodels.conversation_list import ConversationListModel
 from localmind.viewmodels.drafts import Drafts
+from localmind.workers import collector
 from localmind.workers.api_server import AppApiServer
 from localmind.workers.inference import InferenceService
 from localmind.workers.messages import user_text
@@ -104,6 +105,8 @@ class LocalMind(QObject):
         qapp = create_application()
         super().__init__()
         self.qapp = qapp
+        # Cyclic garbage (closed dialogs among it) is collected on this thread only (workers/collector.py).
+        self.collector = collector.install(qapp)
         self._shut_down = False
         # False beside another window on the same folder (the self-test): that window's trash is its undo.
         self.owns_data_folder = owns_data_folder

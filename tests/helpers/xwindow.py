@@ -26,6 +26,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -147,18 +148,29 @@ class XDisplay:
             if write_end >= 0:
                 os.close(write_end)
         self.display = f":{int(number.strip())}"
-        wm = self._spawn(["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # openbox has been seen to exit at start (rc 1) on a loaded machine: tried up to three times, and what it
+        # said is in the error when it keeps failing.
+        for attempt in range(3):
+            with tempfile.TemporaryFile() as said:
+                wm = self._spawn(["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=said)
 
-        def wm_ready() -> bool:
-            if wm.poll() is not None:
-                raise RuntimeError(f"openbox exited (rc {wm.returncode})")
-            # openbox sets _NET_SUPPORTING_WM_CHECK on the root window once it manages the screen.
-            out = subprocess.run(
-                ["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env(), capture_output=True, text=True
-            )
-            return "window id" in out.stdout
+                def wm_ready(wm: subprocess.Popen[bytes] = wm) -> bool:
+                    if wm.poll() is not None:
+                        return True
+                    # openbox sets _NET_SUPPORTING_WM_CHECK on the root window once it manages the screen.
+                    out = subprocess.run(
+                        ["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], env=self.env(), capture_output=True, text=True
+                    )
+                    return "window id" in out.stdout
 
-        wait_until(wm_ready, 10, "openbox to manage the screen")
+                wait_until(wm_ready, 10, "openbox to manage the screen")
+                if wm.poll() is None:
+                    return
+                said.seek(0)
+                message = said.read().decode(errors="replace").strip()
+            if attempt == 2:
+                raise RuntimeError(f"openbox exited (rc {wm.returncode}): {message}")
+            time.sleep(0.5)
 
     def close(self) -> None:
         """Kill every app, the window manager and Xvfb (newest first). Safe to call twice."""

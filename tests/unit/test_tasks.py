@@ -78,6 +78,33 @@ def test_a_kept_progress_value_is_never_skipped(qtbot: QtBot, runner: TaskRunner
     assert delivered == [37, 38, 100]
 
 
+def test_what_a_task_was_given_is_let_go_on_the_gui_thread(qtbot: QtBot, runner: TaskRunner) -> None:
+    """The function, the callbacks and what they hold (widgets, in the app) are never freed on the task's thread:
+    PySide deletes a Qt object freed there through a deferred deletion on the main thread, which crashed."""
+    import weakref
+
+    class Held:
+        pass
+
+    freed_on: list[str] = []
+    for i in range(40):
+        given, callback_held = Held(), Held()
+        for obj in (given, callback_held):
+            weakref.finalize(obj, lambda: freed_on.append(threading.current_thread().name))
+        runner.start(
+            lambda _ctx, given=given, fail=i % 3 == 0: (id(given), fail and 1 / 0),
+            on_success=lambda _r, held=callback_held: held,
+            on_failure=lambda _e, held=callback_held: held,
+        )
+        del given, callback_held, obj  # the task and the runner hold the only references now
+    qtbot.waitUntil(lambda: not runner.running(), timeout=10_000)
+    qtbot.wait(300)  # the tasks' threads end, and the runner lets go of what they held
+    import gc
+
+    gc.collect()  # a failure's traceback and the task's outcome hold each other: cyclic garbage, freed here
+    assert len(freed_on) == 80 and set(freed_on) == {"MainThread"}, freed_on
+
+
 def test_a_failure_is_delivered_with_the_exception(qtbot: QtBot, runner: TaskRunner) -> None:
     failures: list[tuple[BaseException, threading.Thread]] = []
     successes: list[object] = []

@@ -23,6 +23,12 @@ to stop at once and the runner waits for all of them against ONE deadline; a
 task that does not stop in time is abandoned (its thread is a daemon, so the
 process still exits), whereas a QThread still running when Qt tears down aborts
 the process. Signals emitted from a Python thread are delivered queued like any other.
+
+A worker thread never lets go of the last reference to anything a task was given (its function, its callbacks and
+what they hold: widgets, often): PySide finalises a Qt object whose wrapper dies on another thread through a
+deferred deletion on the main thread, which crashed the process (SIGSEGV in Shiboken's runDeletionInMainThread)
+when a window closed while its task was ending. So every task's closures stay referenced from the GUI thread until
+its thread has ended, and are let go there; outcomes travel through one bridge per thread that is never deleted.
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from shiboken6 import isValid
 
 from localmind.core.cancel import CANCEL, PAUSE, SHUTDOWN, Cancelled, CancelToken
 
@@ -95,18 +102,55 @@ class Task(Generic[T]):
 
 
 class _Bridge(QObject):
-    """Carries closures from worker threads to the thread this object lives in."""
+    """Carries closures from worker threads to the thread this object lives in. One per thread, never deleted
+    (``_bridge_here``): a worker may emit at any time, so what it emits on must outlive every runner."""
 
     deliver = Signal(object)
 
-    def __init__(self, parent: QObject | None) -> None:
-        super().__init__(parent)
+    def __init__(self) -> None:
+        super().__init__()
         # Queued even when emitted from this thread: a callback never runs inside the code that caused it.
         self.deliver.connect(self._run, Qt.ConnectionType.QueuedConnection)
 
     @Slot(object)
     def _run(self, call: Callable[[], None]) -> None:
         call()
+
+
+_BRIDGES: dict[int, _Bridge] = {}
+_BRIDGES_LOCK = threading.Lock()
+
+
+def _bridge_here() -> _Bridge:
+    """The bridge to the calling thread (made on first use, kept for the process's life)."""
+    ident = threading.get_ident()
+    with _BRIDGES_LOCK:
+        bridge = _BRIDGES.get(ident)
+        if bridge is None:
+            bridge = _BRIDGES[ident] = _Bridge()
+        return bridge
+
+
+# Each task's closures (``body``: the function, the callbacks, what they hold), kept from the runner's thread until
+# the task's thread has ended, then dropped there: a worker thread never holds the last reference.
+_HELD: list[tuple[threading.Thread, object]] = []
+_HELD_LOCK = threading.Lock()
+
+
+def _release_ended() -> None:
+    """Drop what ended threads held, on the runner's thread."""
+    with _HELD_LOCK:
+        ended = [entry for entry in _HELD if not entry[0].is_alive()]
+        _HELD[:] = [entry for entry in _HELD if entry[0].is_alive()]
+    del ended  # the last references go here, on this thread
+
+
+def _release_when_ended(thread: threading.Thread) -> None:
+    """A task's outcome was delivered: its thread ends within moments; release what it held then."""
+    if thread.is_alive():
+        QTimer.singleShot(20, lambda: _release_when_ended(thread))
+    else:
+        _release_ended()
 
 
 class TaskRunner(QObject):
@@ -122,7 +166,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._bridge = _Bridge(self)
+        self._bridge = _bridge_here()
         self._lock = threading.Lock()
         self._tasks: dict[str, Task[Any]] = {}
         self._closed = False
@@ -152,43 +196,61 @@ class TaskRunner(QObject):
                 key = f"task-{self._counter}"
             if key in self._tasks:
                 return None
-            progress_box = _LatestValue(self._bridge, on_progress, lambda: self._closed)
+            progress_box = _LatestValue(self._bridge, on_progress, lambda: self._closed or not isValid(self))
             context = TaskContext(key, progress_box.send)
             task: Task[T] = Task(key, context)
             self._tasks[key] = task
 
-        def finish(state: str, deliver: Callable[[], None]) -> None:
-            def on_gui_thread() -> None:
-                task.state = state
-                with self._lock:
-                    if self._tasks.get(task.key) is task:
-                        del self._tasks[task.key]  # released first: the callback may start the same key again
-                    closed = self._closed
-                if closed:
-                    return  # the app is closing: whatever would show the outcome may be gone
-                progress_box.flush()
-                try:
-                    deliver()
-                finally:
-                    self.task_finished.emit(task.key, state)
+        # (state, value) once the function has ended. Held with the task's closures, so even the result (or the
+        # exception, with its frames) is let go on this thread.
+        outcome: list[tuple[str, Any]] = []
 
-            _emit(self._bridge, on_gui_thread)
+        def deliver() -> None:
+            if not isValid(self):
+                log.debug("task %s finished after its runner was deleted; its outcome is dropped", task.key)
+                return
+            state, value = outcome[0]
+            task.state = state
+            with self._lock:
+                if self._tasks.get(task.key) is task:
+                    del self._tasks[task.key]  # released first: the callback may start the same key again
+                closed = self._closed
+            if closed:
+                return  # the app is closing: whatever would show the outcome may be gone
+            progress_box.flush()
+            try:
+                if state == "succeeded":
+                    if on_success is not None:
+                        on_success(value)
+                elif state == "cancelled":
+                    if on_cancelled is not None:
+                        on_cancelled(value)
+                else:
+                    _deliver_failure(task.key, value, on_failure)
+            finally:
+                self.task_finished.emit(task.key, state)
+
+        def on_gui_thread() -> None:
+            try:
+                deliver()
+            finally:
+                _release_when_ended(thread)
 
         def body() -> None:
             try:
-                result = fn(context)
+                outcome.append(("succeeded", fn(context)))
             except TaskCancelled as stop:
-                reason = stop.reason or context.reason or CANCEL
-                finish("cancelled", lambda: on_cancelled(reason) if on_cancelled else None)
+                outcome.append(("cancelled", stop.reason or context.reason or CANCEL))
             except BaseException as exc:  # every failure is delivered, none may vanish in the thread
-                error = exc  # ``exc`` is unbound when the except block ends; the lambda runs later
-                finish("failed", lambda: _deliver_failure(task.key, error, on_failure))
-            else:
-                finish("succeeded", lambda: on_success(result) if on_success else None)
+                outcome.append(("failed", exc))
+            _emit(self._bridge, on_gui_thread)
 
         thread = threading.Thread(target=body, name=f"localmind-task:{key}", daemon=True)
         task.thread = thread
+        with _HELD_LOCK:
+            _HELD.append((thread, body))
         thread.start()
+        _release_ended()
         self.task_started.emit(key)
         return task
 
@@ -234,6 +296,7 @@ class TaskRunner(QObject):
         left = [t.key for t in tasks if t.thread is not None and t.thread.is_alive()]
         if left:
             log.warning("Left %d background task(s) running at exit: %s", len(left), ", ".join(left))
+        _release_ended()
         return left
 
 
