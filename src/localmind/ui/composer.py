@@ -336,7 +336,7 @@ class Composer(QWidget):
         super().changeEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.input and event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+        if watched is getattr(self, "input", None) and event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
             self.frame.setProperty("focused", event.type() == QEvent.Type.FocusIn)
             self.frame.style().unpolish(self.frame)
             self.frame.style().polish(self.frame)

@@ -288,6 +288,8 @@ class DocumentsFeature(QObject):
         self.scroll.setAccessibleName(self.tr("Documents"))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if not hasattr(self, "holder"):  # torn down by the garbage collector: its attributes are gone
+            return False
         if watched is self.holder and event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         elif watched is self.window and event.type() in _THEME_EVENTS:

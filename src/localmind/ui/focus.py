@@ -12,6 +12,8 @@ runs for every event of a streaming answer.
 
 from __future__ import annotations
 
+import weakref
+
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
     QWidget,
 )
+from shiboken6 import isValid
 
 PRESSED_RETRY_MS = 50  # while a mouse button is held (a click, a drag selecting text), look again this often
 TYPING_MODIFIERS = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
@@ -77,7 +80,16 @@ class FocusKeeper(QObject):
         self._timer.timeout.connect(self.settle)
         app = QApplication.instance()
         if isinstance(app, QApplication):
-            app.focusChanged.connect(self._on_focus_changed)
+            # Through a weak reference, not the bound method: when the window is freed by the garbage collector, its
+            # widgets' destruction moves the focus after this object's attributes are gone ("Slot not found").
+            keeper = weakref.ref(self)
+
+            def focus_changed(old: QWidget | None, new: QWidget | None) -> None:
+                alive = keeper()
+                if alive is not None and isValid(alive) and hasattr(alive, "_navigating"):
+                    alive._on_focus_changed(old, new)
+
+            app.focusChanged.connect(focus_changed)
 
     # -- set up by the window ------------------------------------------------------------------------------------
     def send_typing(self, view: QAbstractItemView, to: QWidget | None = None) -> None:
@@ -133,7 +145,7 @@ class FocusKeeper(QObject):
         return current is not chat
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        target = self._typing_targets.get(watched)
+        target = getattr(self, "_typing_targets", {}).get(watched)  # {} while torn down by the garbage collector
         if target is not None and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             view = watched
             editing = isinstance(view, QAbstractItemView) and view.state() == QAbstractItemView.State.EditingState

@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (watched is getattr(self, "chat_area", None) and event.type() == QEvent.Type.Resize) or (
-            watched is self.banner and event.type() in (QEvent.Type.Show, QEvent.Type.LayoutRequest)
+            watched is getattr(self, "banner", None) and event.type() in (QEvent.Type.Show, QEvent.Type.LayoutRequest)
         ):
             self._place_banner()
         return super().eventFilter(watched, event)

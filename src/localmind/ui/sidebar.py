@@ -422,7 +422,11 @@ class Sidebar(QFrame):
         menu.exec(self.list_view.viewport().mapToGlobal(pos))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.search_field and isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+        if (
+            watched is getattr(self, "search_field", None)
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+        ):
             key = event.key()
             if key == Qt.Key.Key_Escape and self.search_field.text():
                 self.search_field.clear()
