@@ -30,7 +30,6 @@ class MainThreadCollector(QObject):
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.check)
         self._was_enabled = False
-        self.collections = 0
 
     @property
     def running(self) -> bool:
@@ -61,7 +60,6 @@ class MainThreadCollector(QObject):
                 generation = g
         if generation >= 0:
             gc.collect(generation)
-            self.collections += 1
 
 
 _installed: MainThreadCollector | None = None

@@ -339,12 +339,13 @@ class _LatestValue:
 
 
 def _emit(bridge: _Bridge, call: Callable[[], None]) -> None:
-    """Queue ``call`` for the runner's thread, unless the runner is gone: a runner owned by a window that was
-    closed while a task still ran (a dialog's keyring read) has nobody left to deliver to."""
+    """Queue ``call`` for the bridge's thread. Bridges are never deleted while the app runs (a runner deleted with
+    its window is noticed on the GUI thread, in ``deliver``); only a daemon task still running as the interpreter
+    shuts down can find its bridge gone."""
     try:
         bridge.deliver.emit(call)
     except RuntimeError:  # "Signal source has been deleted"
-        log.debug("a task finished after its runner was deleted; its outcome is dropped")
+        log.debug("a task finished as the process ended; its outcome is dropped")
 
 
 def _deliver_failure(key: str, exc: BaseException, on_failure: Callable[[BaseException], None] | None) -> None:
